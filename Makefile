@@ -1,0 +1,36 @@
+# Makefile - build, install and regression-test the tablestore extension (PGXS).
+#
+#   make && make install           build and install into the server found by pg_config
+#   make installcheck              pg_regress: sql/<feature>.sql against expected/<feature>.out
+#   scripts/test.sh                everything (regression, pgTAP, scenarios, TAP) on a throwaway cluster
+
+EXTENSION = tablestore
+EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
+
+MODULE_big = tablestore
+OBJS = \
+	src/tablestore.o src/ts_error.o src/ts_error_report.o \
+	src/edm.o \
+	src/entity_build.o src/entity_json_in.o src/entity_json_out.o src/entity_binary_in.o \
+	src/entity_io.o src/entity_access.o src/entity_ops.o
+
+# sql/tablestore.sql is the source of the install script; released upgrade scripts sit beside it.
+DATA = $(wildcard sql/$(EXTENSION)--*--*.sql) sql/$(EXTENSION)--$(EXTVERSION).sql
+EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql
+
+# One regression file per feature: sql/<name>.sql -> expected/<name>.out
+REGRESS = entity_io entity_limits entity_malformed entity_ops entity_binary
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+PG_CPPFLAGS = -Isrc
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+SHLIB_LINK = -lxxhash
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
+
+all: sql/$(EXTENSION)--$(EXTVERSION).sql

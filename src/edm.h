@@ -1,0 +1,87 @@
+/*
+ * edm.h - the EDM property types and codecs for their values: DateTime as 100-ns ticks, Guid,
+ * base64 Binary, Int32/Int64/Double text forms, and the character rules for keys and names.
+ * Backend-free.
+ */
+#ifndef EDM_H
+#define EDM_H
+
+#include "ts_core.h"
+
+typedef enum EdmType
+{
+	EDM_NONE = 0,
+	EDM_STRING = 1,
+	EDM_INT32 = 2,
+	EDM_INT64 = 3,
+	EDM_DOUBLE = 4,
+	EDM_BOOLEAN = 5,
+	EDM_DATETIME = 6,
+	EDM_GUID = 7,
+	EDM_BINARY = 8
+} EdmType;
+
+#define EDM_TYPE_MAX EDM_BINARY
+
+/* The limits of SPEC §2. */
+#define TS_MAX_PROPERTIES		252
+#define TS_MAX_ENTITY_SIZE		(1024 * 1024)
+#define TS_MAX_STRING_UTF16		32768
+#define TS_MAX_BINARY_BYTES		65536
+#define TS_MAX_KEY_UTF16		512
+#define TS_MAX_NAME_UTF16		255
+
+/* .NET ticks: 100 ns since 0001-01-01T00:00:00Z. */
+#define EDM_TICKS_PER_SECOND	INT64CONST(10000000)
+#define EDM_TICKS_PER_DAY		(INT64CONST(86400) * EDM_TICKS_PER_SECOND)
+#define EDM_TICKS_MIN			INT64CONST(504911232000000000)	/* 1601-01-01T00:00:00Z */
+#define EDM_TICKS_MAX			INT64CONST(3155378975999999999)	/* 9999-12-31T23:59:59.9999999Z */
+#define EDM_TICKS_PG_EPOCH		INT64CONST(630822816000000000)	/* 2000-01-01T00:00:00Z */
+
+#define EDM_DATETIME_TEXT_LEN	28	/* YYYY-MM-DDTHH:MM:SS.fffffffZ */
+#define EDM_GUID_TEXT_LEN		36
+#define EDM_DOUBLE_TEXT_MAX		40
+
+typedef enum EdmParse
+{
+	EDM_OK = 0,
+	EDM_BAD_SYNTAX,
+	EDM_BAD_RANGE
+} EdmParse;
+
+typedef enum EdmCheck
+{
+	EDM_CHECK_OK = 0,
+	EDM_CHECK_INVALID,			/* breaks the character rules */
+	EDM_CHECK_TOO_LONG,
+	EDM_CHECK_RESERVED			/* PartitionKey, RowKey or Timestamp used as a property name */
+} EdmCheck;
+
+extern const char *edm_type_name(EdmType t);
+extern EdmType edm_type_from_name(const char *s, size_t len);
+extern int	edm_fixed_size(EdmType t);	/* bytes, or -1 for String and Binary */
+
+extern EdmParse edm_parse_int32(const char *s, size_t len, int32 *out);
+extern EdmParse edm_parse_int64(const char *s, size_t len, int64 *out);
+extern EdmParse edm_parse_double(const char *s, size_t len, bool allow_special, double *out);
+extern int	edm_format_int64(int64 v, char *buf);
+extern int	edm_format_double(double d, char *buf, bool *is_string, bool *needs_annotation);
+
+extern EdmParse edm_parse_datetime(const char *s, size_t len, int64 *ticks);
+extern void edm_format_datetime(int64 ticks, char *buf);	/* 28 chars + NUL */
+extern int64 edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, int64 frac_ticks);
+
+extern EdmParse edm_parse_guid(const char *s, size_t len, uint8 *out);
+extern void edm_format_guid(const uint8 *g, char *buf);	/* 36 chars + NUL */
+
+extern size_t edm_base64_encoded_len(size_t nbytes);
+extern void edm_base64_encode(const uint8 *in, size_t n, char *out);
+extern EdmParse edm_base64_decode(const char *s, size_t len, uint8 *out, size_t *outlen);
+
+extern uint32 edm_utf16_len(const char *s, size_t len);
+extern bool edm_utf8_valid(const char *s, size_t len);
+extern EdmCheck edm_check_name(const char *s, size_t len);
+extern EdmCheck edm_check_key(const char *s, size_t len);
+extern bool edm_is_reserved_name(const char *s, size_t len);
+
+#endif							/* EDM_H */

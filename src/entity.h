@@ -1,0 +1,50 @@
+/*
+ * entity.h - backend-side helpers for tablestore.entity datums.
+ */
+#ifndef ENTITY_H
+#define ENTITY_H
+
+#include "entity_format.h"
+
+#include "fmgr.h"
+#include "mb/pg_wchar.h"
+
+#define PG_GETARG_ENTITY_PP(n)	PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(n))
+#define DatumGetEntityPP(d)		PG_DETOAST_DATUM_PACKED(d)
+
+/* A view of an entity datum; rejects a format version this build cannot read. */
+static inline void
+entity_view_of(EntityView *v, const struct varlena *e)
+{
+	const uint8 *body = (const uint8 *) VARDATA_ANY(e);
+	uint32		len = VARSIZE_ANY_EXHDR(e);
+
+	if (len < ENTITY_HEADER_SIZE || body[0] != ENTITY_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("unsupported tablestore.entity format version %d", len ? body[0] : -1)));
+	entity_view_init(v, body, len);
+}
+
+/* tablestore needs UTF-8 text: keys, names and String values are UTF-8 on disk. */
+static inline void
+ts_require_utf8(void)
+{
+	if (GetDatabaseEncoding() != PG_UTF8)
+		ts_raisef(TSE_NOT_UTF8, "tablestore requires a database with UTF8 encoding");
+}
+
+/*
+ * Report an input function's error: a soft error where the server supports them (PostgreSQL 16+:
+ * errsave into the caller's escontext), else ereport(ERROR).
+ */
+#if PG_VERSION_NUM >= 160000
+#include "nodes/miscnodes.h"
+extern void ts_save(const TsError *err, Node *escontext);
+#define TS_RETURN_INPUT_ERROR(err) \
+	do { ts_save((err), fcinfo->context); PG_RETURN_NULL(); } while (0)
+#else
+#define TS_RETURN_INPUT_ERROR(err) ts_raise(err)
+#endif
+
+#endif							/* ENTITY_H */

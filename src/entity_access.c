@@ -1,0 +1,170 @@
+/*
+ * entity_access.c - typed accessors: tablestore.prop_type and prop_string ... prop_binary.
+ * Each returns NULL when the property is absent or has another type; PartitionKey and RowKey
+ * read the keys an entity carries as Strings. All are IMMUTABLE, for expression indexes.
+ */
+#include "entity.h"
+
+#include "utils/timestamp.h"
+#include "utils/builtins.h"
+#include "utils/uuid.h"
+
+/* Find the property named by argument 1 in the entity of argument 0. */
+static bool
+lookup_prop(FunctionCallInfo fcinfo, PropRef *p)
+{
+	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	text	   *name = PG_GETARG_TEXT_PP(1);
+	const char *n = VARDATA_ANY(name);
+	uint32		len = VARSIZE_ANY_EXHDR(name);
+	EntityView	v;
+	int			i;
+
+	entity_view_of(&v, e);
+	if ((len == 12 && v.keys.has_pk && memcmp(n, "PartitionKey", 12) == 0) ||
+		(len == 6 && v.keys.has_rk && memcmp(n, "RowKey", 6) == 0))
+	{
+		p->name = n;
+		p->name_len = len;
+		p->type = EDM_STRING;
+		p->val = (const uint8 *) (len == 12 ? v.keys.pk : v.keys.rk);
+		p->val_len = len == 12 ? v.keys.pk_len : v.keys.rk_len;
+		return true;
+	}
+	i = entity_view_find(&v, n, len);
+	if (i < 0)
+		return false;
+	entity_view_prop(&v, i, p);
+	return true;
+}
+
+#define GET_TYPED_OR_NULL(p, t) \
+	do { if (!lookup_prop(fcinfo, &(p)) || (p).type != (t)) PG_RETURN_NULL(); } while (0)
+
+PG_FUNCTION_INFO_V1(entity_prop_type);
+Datum
+entity_prop_type(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+
+	if (!lookup_prop(fcinfo, &p))
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(edm_type_name(p.type)));
+}
+
+PG_FUNCTION_INFO_V1(entity_prop_string);
+Datum
+entity_prop_string(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+
+	GET_TYPED_OR_NULL(p, EDM_STRING);
+	if (memchr(p.val, 0, p.val_len) != NULL)
+	{
+		char		ex[TS_EXCERPT_BUF];
+
+		ereport(ERROR,
+				(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
+				 errmsg("the String property \"%s\" contains U+0000, which text cannot hold",
+						ts_excerpt(ex, sizeof(ex), p.name, p.name_len))));
+	}
+	PG_RETURN_TEXT_P(cstring_to_text_with_len((const char *) p.val, p.val_len));
+}
+
+PG_FUNCTION_INFO_V1(entity_prop_int32);
+Datum
+entity_prop_int32(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+
+	GET_TYPED_OR_NULL(p, EDM_INT32);
+	PG_RETURN_INT32((int32) ts_rd32(p.val));
+}
+
+PG_FUNCTION_INFO_V1(entity_prop_int64);
+Datum
+entity_prop_int64(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+
+	GET_TYPED_OR_NULL(p, EDM_INT64);
+	PG_RETURN_INT64((int64) ts_rd64(p.val));
+}
+
+PG_FUNCTION_INFO_V1(entity_prop_double);
+Datum
+entity_prop_double(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+	uint64		bits;
+	double		d;
+
+	GET_TYPED_OR_NULL(p, EDM_DOUBLE);
+	bits = ts_rd64(p.val);
+	memcpy(&d, &bits, 8);
+	PG_RETURN_FLOAT8(d);
+}
+
+PG_FUNCTION_INFO_V1(entity_prop_bool);
+Datum
+entity_prop_bool(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+
+	GET_TYPED_OR_NULL(p, EDM_BOOLEAN);
+	PG_RETURN_BOOL(p.val[0] != 0);
+}
+
+/* DateTime ticks (100 ns) to timestamptz (1 us): rounded down, so order is kept. */
+PG_FUNCTION_INFO_V1(entity_prop_datetime);
+Datum
+entity_prop_datetime(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+	int64		ticks;
+	int64		rel;
+
+	GET_TYPED_OR_NULL(p, EDM_DATETIME);
+	ticks = (int64) ts_rd64(p.val);
+	rel = ticks - EDM_TICKS_PG_EPOCH;
+	PG_RETURN_TIMESTAMPTZ(rel >= 0 ? rel / 10 : -((-rel + 9) / 10));
+}
+
+PG_FUNCTION_INFO_V1(entity_prop_guid);
+Datum
+entity_prop_guid(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+	pg_uuid_t  *u;
+
+	GET_TYPED_OR_NULL(p, EDM_GUID);
+	u = palloc(sizeof(pg_uuid_t));
+	memcpy(u->data, p.val, UUID_LEN);
+	PG_RETURN_UUID_P(u);
+}
+
+PG_FUNCTION_INFO_V1(entity_prop_binary);
+Datum
+entity_prop_binary(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+	bytea	   *b;
+
+	GET_TYPED_OR_NULL(p, EDM_BINARY);
+	b = palloc(VARHDRSZ + p.val_len);
+	SET_VARSIZE(b, VARHDRSZ + p.val_len);
+	memcpy(VARDATA(b), p.val, p.val_len);
+	PG_RETURN_BYTEA_P(b);
+}
+
+/* tablestore.entity_size(entity): the entity's size by the service's formula (SPEC §2). */
+PG_FUNCTION_INFO_V1(entity_service_size_fn);
+Datum
+entity_service_size_fn(PG_FUNCTION_ARGS)
+{
+	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	EntityView	v;
+
+	entity_view_of(&v, e);
+	PG_RETURN_INT32((int32) entity_service_size(&v, NULL));
+}

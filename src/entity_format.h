@@ -1,0 +1,163 @@
+/*
+ * entity_format.h - the stored (and binary wire) form of tablestore.entity.
+ *
+ * After the varlena header, little-endian, no alignment assumed anywhere (all reads by bytes):
+ *
+ *   u8  version            ENTITY_FORMAT_VERSION
+ *   u8  flags              ENTITY_HAS_PK | ENTITY_HAS_RK
+ *   u16 nprops             custom properties, at most 252
+ *   [u16 pk_len, u16 rk_len]   only when a key flag is set
+ *   nprops x { u32 offset, u16 name_len, u8 type, u8 zero }   the directory, sorted by name
+ *   data: PartitionKey bytes, RowKey bytes, then per property its name and its value
+ *
+ * A property's offset is relative to the start of data; its value runs from the end of its name
+ * to the next property's offset (or the end). Names are UTF-8 sorted bytewise (shorter first on a
+ * common prefix), so a lookup is a binary search over the directory. Values: String as UTF-8,
+ * Binary as bytes, Int32 4 bytes, Int64/Double/DateTime 8 bytes (DateTime as .NET ticks),
+ * Boolean 1 byte (0/1), Guid 16 bytes in text order. Doubles keep -0; NaN has one bit pattern.
+ * There is exactly one encoding of each entity, so equal entities have equal bytes.
+ */
+#ifndef ENTITY_FORMAT_H
+#define ENTITY_FORMAT_H
+
+#include "edm.h"
+#include "ts_error.h"
+
+#define ENTITY_FORMAT_VERSION	1
+#define ENTITY_HAS_PK			0x01
+#define ENTITY_HAS_RK			0x02
+#define ENTITY_KEY_FLAGS		(ENTITY_HAS_PK | ENTITY_HAS_RK)
+#define ENTITY_HEADER_SIZE		4
+#define ENTITY_KEYLEN_SIZE		4
+#define ENTITY_DIRENT_SIZE		8
+
+#define ENTITY_CANONICAL_NAN	UINT64CONST(0x7FF8000000000000)
+
+/* One property, pointing into an entity or into a parser's buffers. */
+typedef struct PropRef
+{
+	const char *name;
+	uint32		name_len;
+	uint8		type;			/* EdmType */
+	const uint8 *val;
+	uint32		val_len;
+} PropRef;
+
+/* The keys an entity may carry (absent unless has_pk / has_rk). */
+typedef struct EntityKeys
+{
+	bool		has_pk;
+	bool		has_rk;
+	const char *pk;
+	uint32		pk_len;
+	const char *rk;
+	uint32		rk_len;
+} EntityKeys;
+
+/* A read-only view of a valid entity body (the bytes after the varlena header). */
+typedef struct EntityView
+{
+	const uint8 *body;
+	uint32		len;
+	uint32		nprops;
+	const uint8 *dir;
+	const uint8 *data;
+	uint32		data_len;
+	EntityKeys	keys;
+} EntityView;
+
+static inline void
+entity_view_init(EntityView *v, const uint8 *body, uint32 len)
+{
+	uint8		flags = body[1];
+	const uint8 *p = body + ENTITY_HEADER_SIZE;
+
+	v->body = body;
+	v->len = len;
+	v->nprops = ts_rd16(body + 2);
+	v->keys.has_pk = (flags & ENTITY_HAS_PK) != 0;
+	v->keys.has_rk = (flags & ENTITY_HAS_RK) != 0;
+	v->keys.pk_len = v->keys.rk_len = 0;
+	if (flags & ENTITY_KEY_FLAGS)
+	{
+		v->keys.pk_len = ts_rd16(p);
+		v->keys.rk_len = ts_rd16(p + 2);
+		p += ENTITY_KEYLEN_SIZE;
+	}
+	v->dir = p;
+	v->data = p + (size_t) v->nprops * ENTITY_DIRENT_SIZE;
+	v->data_len = (uint32) (body + len - v->data);
+	v->keys.pk = (const char *) v->data;
+	v->keys.rk = (const char *) v->data + v->keys.pk_len;
+}
+
+static inline void
+entity_view_prop(const EntityView *v, uint32 i, PropRef *p)
+{
+	const uint8 *e = v->dir + (size_t) i * ENTITY_DIRENT_SIZE;
+	uint32		off = ts_rd32(e);
+	uint32		end = (i + 1 < v->nprops) ? ts_rd32(e + ENTITY_DIRENT_SIZE) : v->data_len;
+
+	p->name = (const char *) v->data + off;
+	p->name_len = ts_rd16(e + 4);
+	p->type = e[6];
+	p->val = v->data + off + p->name_len;
+	p->val_len = end - off - p->name_len;
+}
+
+/* Bytewise order of names: memcmp on the common prefix, then shorter first. */
+static inline int
+entity_name_cmp(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	if (c != 0)
+		return c;
+	return (alen > blen) - (alen < blen);
+}
+
+/* Index of the named property, or -1. */
+static inline int
+entity_view_find(const EntityView *v, const char *name, uint32 len)
+{
+	int			lo = 0,
+				hi = (int) v->nprops - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) >> 1;
+		const uint8 *e = v->dir + (size_t) mid * ENTITY_DIRENT_SIZE;
+		int			c = entity_name_cmp((const char *) v->data + ts_rd32(e), ts_rd16(e + 4), name, len);
+
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/* entity_build.c */
+#define ENTITY_BUILD_SORT		0x01	/* props are in any order: sort them (and find duplicates) */
+
+extern struct varlena *entity_build(PropRef *props, int nprops, const EntityKeys *keys,
+									int options, TsError *err);
+extern bool entity_check_key(const char *key, uint32 len, const char *which, TsError *err);
+extern uint64 entity_service_size(const EntityView *v, const EntityKeys *keys);
+extern bool entity_check_size(const EntityView *v, const EntityKeys *keys, TsError *err);
+
+/* entity_json_in.c */
+extern struct varlena *entity_from_json(const char *json, size_t len, TsError *err);
+
+/* entity_json_out.c */
+#define ENTITY_JSON_FOR_JSONB	0x01	/* -0 as the string "-0": jsonb's numeric has no -0 */
+extern void entity_append_json(StringInfo out, const EntityView *v, int options);
+extern void entity_append_prop_json(StringInfo out, const PropRef *p, int options);
+extern void entity_append_json_string(StringInfo out, const char *s, size_t len);
+
+/* entity_binary_in.c */
+extern struct varlena *entity_from_binary(const uint8 *buf, size_t len, TsError *err);
+
+#endif							/* ENTITY_FORMAT_H */

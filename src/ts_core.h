@@ -1,0 +1,61 @@
+/*
+ * ts_core.h - base include for tablestore code that also builds outside the server.
+ *
+ * The parsers and codecs (entity JSON, entity binary form, EDM values, OData filters) never call
+ * ereport: they return a TsError instead, so that the fuzz targets in test/fuzz can link them with
+ * the frontend libpgcommon (-DTS_FRONTEND) and the backend glue decides how to report.
+ */
+#ifndef TS_CORE_H
+#define TS_CORE_H
+
+#ifdef TS_FRONTEND
+#include "postgres_fe.h"
+#else
+#include "postgres.h"
+#endif
+
+#include "lib/stringinfo.h"
+
+/* Little-endian loads and stores: the stored entity format is the same on every platform. */
+static inline uint16
+ts_rd16(const uint8 *p)
+{
+	return (uint16) (p[0] | (p[1] << 8));
+}
+
+static inline uint32
+ts_rd32(const uint8 *p)
+{
+	return (uint32) p[0] | ((uint32) p[1] << 8) | ((uint32) p[2] << 16) | ((uint32) p[3] << 24);
+}
+
+static inline uint64
+ts_rd64(const uint8 *p)
+{
+	return (uint64) ts_rd32(p) | ((uint64) ts_rd32(p + 4) << 32);
+}
+
+static inline void
+ts_wr16(uint8 *p, uint16 v)
+{
+	p[0] = (uint8) v;
+	p[1] = (uint8) (v >> 8);
+}
+
+static inline void
+ts_wr32(uint8 *p, uint32 v)
+{
+	p[0] = (uint8) v;
+	p[1] = (uint8) (v >> 8);
+	p[2] = (uint8) (v >> 16);
+	p[3] = (uint8) (v >> 24);
+}
+
+static inline void
+ts_wr64(uint8 *p, uint64 v)
+{
+	ts_wr32(p, (uint32) v);
+	ts_wr32(p + 4, (uint32) (v >> 32));
+}
+
+#endif							/* TS_CORE_H */

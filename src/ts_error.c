@@ -1,0 +1,106 @@
+/*
+ * ts_error.c - recording errors without throwing, and bounded excerpts of user input.
+ * Backend-free: also linked into the fuzz targets.
+ */
+#include "ts_error.h"
+
+#include <stdarg.h>
+
+typedef struct TsErrorInfo
+{
+	const char *sqlstate;
+	const char *service_code;
+	const char *description;
+} TsErrorInfo;
+
+static const TsErrorInfo error_info[TSE__COUNT] = {
+	[TSE_NONE] = {"00000", "", ""},
+#define TS_ERROR_INFO(e, s, c, d) [e] = {s, c, d},
+	TS_ERROR_TABLE(TS_ERROR_INFO)
+#undef TS_ERROR_INFO
+};
+
+const char *
+ts_error_sqlstate(TsErrorCode code)
+{
+	return error_info[code].sqlstate;
+}
+
+const char *
+ts_error_service_code(TsErrorCode code)
+{
+	return error_info[code].service_code;
+}
+
+const char *
+ts_error_description(TsErrorCode code)
+{
+	return error_info[code].description;
+}
+
+bool
+ts_fail(TsError *err, TsErrorCode code, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (err->code != TSE_NONE)
+		return false;
+	err->code = code;
+	err->detail[0] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+void
+ts_fail_detail(TsError *err, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
+	va_end(ap);
+}
+
+const char *
+ts_excerpt(char *buf, size_t bufsize, const char *s, size_t len)
+{
+	size_t		out = 0;
+	size_t		i = 0;
+	int			chars = 0;
+
+	Assert(bufsize >= 64);
+	while (i < len && chars < 40 && out + 8 < bufsize)
+	{
+		unsigned char c = (unsigned char) s[i];
+		size_t		n = 1;
+
+		if (c >= 0xF0)
+			n = 4;
+		else if (c >= 0xE0)
+			n = 3;
+		else if (c >= 0xC0)
+			n = 2;
+		if (i + n > len || c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xC0) ||
+			(c == 0xC2 && (unsigned char) s[i + 1] < 0xA0))	/* C1 controls */
+		{
+			buf[out++] = '?';
+			i++;
+		}
+		else
+		{
+			memcpy(buf + out, s + i, n);
+			out += n;
+			i += n;
+		}
+		chars++;
+	}
+	if (i < len)
+	{
+		memcpy(buf + out, "...", 3);
+		out += 3;
+	}
+	buf[out] = '\0';
+	return buf;
+}

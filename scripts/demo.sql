@@ -1,0 +1,31 @@
+-- scripts/demo.sql - the main demo, run by scripts/demo.sh in a throwaway database.
+\pset pager off
+\set ECHO queries
+CREATE EXTENSION tablestore;
+SET search_path = tablestore, public;
+
+-- An entity in the Azure JSON form: types come from JSON or from odata.type annotations.
+SELECT '{"PartitionKey":"Sales","RowKey":"00010","Name":"Ken Kwok","Age":23,"Score":12.5,"Active":true,
+  "Big":"9007199254740993","Big@odata.type":"Edm.Int64",
+  "Hired":"2014-08-22T00:50:44.1234567Z","Hired@odata.type":"Edm.DateTime",
+  "Id":"68260b3f-beab-45e2-b900-33e2b442e724","Id@odata.type":"Edm.Guid",
+  "Photo":"AAEC","Photo@odata.type":"Edm.Binary","Ratio":"NaN","Ratio@odata.type":"Edm.Double"}' AS ken \gset
+
+SELECT :'ken'::entity AS entity;
+
+-- Typed accessors: NULL when absent or of another type.
+SELECT prop_type(:'ken', 'Age') AS age_type, prop_int32(:'ken', 'Age') AS age,
+       prop_int64(:'ken', 'Big') AS big, prop_datetime(:'ken', 'Hired') AS hired,
+       prop_int64(:'ken', 'Age') AS age_as_int64;
+
+-- Merge (right side wins) and remove.
+SELECT :'ken'::entity || '{"Age":24,"Team":"EMEA"}' - 'Photo' AS merged;
+
+-- Limits are enforced with the service's error codes.
+\set ON_ERROR_STOP 0
+SELECT '{"RowKey":"a/b"}'::entity;
+SELECT format('{"s":"%s"}', repeat('x', 32769))::entity;
+\set ON_ERROR_STOP 1
+
+-- Stored size against jsonb for the same document.
+SELECT pg_column_size(:'ken'::entity) AS entity_bytes, pg_column_size(:'ken'::entity::jsonb) AS jsonb_bytes;

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# scripts/test.sh - the whole test suite: installs what is missing, builds, installs, starts a
+# throwaway cluster and runs every test. Ends with "N passed, N failed"; exits non-zero on failure.
+#
+#   pg_regress   sql/<feature>.sql against expected/<feature>.out (make installcheck)
+#   pgTAP        test/pgtap/*.sql through pg_prove, each file in its own database
+#   scenarios    test/scenario/*.sh (concurrency, pg_dump round trip, patterns)
+#   TAP          test/tap/*.pl with PostgreSQL::Test::Cluster (crash, replication) - own clusters
+#   fuzz smoke   test/fuzz: each libFuzzer target for a short run (TS_FUZZ_SECONDS, default 20)
+#   bench smoke  bench/run.sh --quick (every workload completes; no timing is asserted)
+#
+# TS_TEST_ONLY=regress,pgtap,... runs only the named parts.
+set -u -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PASSED=0
+FAILED=0
+FAILURES=()
+ONLY=${TS_TEST_ONLY:-regress,pgtap,scenario,tap,fuzz,bench}
+
+want() { [[ ",$ONLY," == *",$1,"* ]]; }
+
+record() {
+	if [ "$2" -eq 0 ]; then
+		PASSED=$((PASSED + 1))
+		printf 'ok     %s\n' "$1"
+	else
+		FAILED=$((FAILED + 1))
+		FAILURES+=("$1")
+		printf 'FAILED %s\n' "$1"
+	fi
+}
+
+# A directory the unprivileged server user can read and write, holding a copy of the tests.
+ts_shared_copy() {
+	local dir
+	dir=$(mktemp -d /tmp/tablestore-test.XXXXXX)
+	cp -r "$TS_ROOT/test" "$TS_ROOT/scripts" "$dir/"
+	chmod -R a+rX "$dir"
+	chown -R "$(ts_server_user)" "$dir"
+	echo "$dir"
+}
+
+run_regress() {
+	local out status name
+	ts_log "pg_regress (sql/ + expected/)"
+	out=$(make -C "$TS_ROOT" -s installcheck PG_CONFIG="$TS_PG_CONFIG" 2>&1)
+	status=$?
+	while read -r name status_word; do
+		record "regress/$name" "$([ "$status_word" = ok ] && echo 0 || echo 1)"
+	done < <(printf '%s\n' "$out" | sed -nE 's/^(test| +) *([a-z0-9_]+) +\.\.\. +(ok|FAILED|failed).*/\2 \3/p')
+	if [ $status -ne 0 ]; then
+		printf '%s\n' "$out" | tail -5
+		[ -f "$TS_ROOT/regression.diffs" ] && head -100 "$TS_ROOT/regression.diffs"
+		printf '%s\n' "$out" | grep -qE '\.\.\. +(ok|FAILED|failed)' || record "regress/(did not run)" 1
+	fi
+}
+
+run_pgtap() {
+	local f name db
+	[ -n "$(ls "$TS_ROOT"/test/pgtap/*.sql 2>/dev/null)" ] || return 0
+	ts_log "pgTAP (test/pgtap)"
+	for f in "$TS_ROOT"/test/pgtap/*.sql; do
+		name=$(basename "$f" .sql)
+		db="tap_$name"
+		psql -X -q -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null &&
+			psql -X -q -d "$db" -c "CREATE EXTENSION pgtap; CREATE EXTENSION tablestore;" >/dev/null
+		pg_prove -d "$db" --failures "$f"
+		record "pgtap/$name" $?
+	done
+}
+
+run_scenarios() {
+	local f name
+	[ -n "$(ls "$TS_ROOT"/test/scenario/*.sh 2>/dev/null)" ] || return 0
+	ts_log "scenario tests (test/scenario)"
+	for f in "$TS_ROOT"/test/scenario/*.sh; do
+		name=$(basename "$f" .sh)
+		TS_ROOT="$TS_ROOT" bash "$f" >"/tmp/tablestore-scenario-$name.log" 2>&1
+		local status=$?
+		if [ $status -ne 0 ]; then tail -30 "/tmp/tablestore-scenario-$name.log"; fi
+		grep -E '^# ' "/tmp/tablestore-scenario-$name.log" | tail -5
+		record "scenario/$name" $status
+	done
+}
+
+run_tap() {
+	local f name dir
+	[ -n "$(ls "$TS_ROOT"/test/tap/*.pl 2>/dev/null)" ] || return 0
+	ts_log "TAP tests (test/tap, PostgreSQL::Test::Cluster)"
+	dir=$(ts_shared_copy)
+	for f in "$dir"/test/tap/*.pl; do
+		name=$(basename "$f" .pl)
+		(cd "$dir" && ts_as_server_user env PATH="$TS_PGBIN:$PATH" \
+			PG_REGRESS="$($TS_PG_CONFIG --pkglibdir)/pgxs/src/test/regress/pg_regress" \
+			TESTDIR="$dir" TS_ROOT="$dir" \
+			prove -I "$($TS_PG_CONFIG --pkglibdir)/pgxs/src/test/perl" -v "$f")
+		record "tap/$name" $?
+	done
+	rm -rf "$dir"
+}
+
+run_fuzz() {
+	[ -f "$TS_ROOT/test/fuzz/run.sh" ] || return 0
+	ts_log "fuzz smoke (test/fuzz)"
+	local t
+	for t in $(bash "$TS_ROOT/test/fuzz/run.sh" --list); do
+		bash "$TS_ROOT/test/fuzz/run.sh" "$t" "${TS_FUZZ_SECONDS:-20}"
+		record "fuzz/$t" $?
+	done
+}
+
+run_bench() {
+	[ -f "$TS_ROOT/bench/run.sh" ] || return 0
+	ts_log "benchmark smoke (bench/run.sh --quick)"
+	bash "$TS_ROOT/bench/run.sh" --quick --no-setup
+	record "bench/quick" $?
+}
+
+ts_setup
+ts_cluster_start fsync=off synchronous_commit=off max_connections=120
+want regress && run_regress
+want pgtap && run_pgtap
+want scenario && run_scenarios
+want tap && run_tap
+want fuzz && run_fuzz
+want bench && run_bench
+
+if [ $FAILED -gt 0 ]; then
+	printf 'failed: %s\n' "${FAILURES[*]}"
+fi
+echo "$PASSED passed, $FAILED failed"
+[ $FAILED -eq 0 ]

@@ -12,14 +12,15 @@ OBJS = \
 	src/tablestore.o src/ts_error.o src/ts_error_report.o \
 	src/edm.o \
 	src/entity_build.o src/entity_json_in.o src/entity_json_out.o src/entity_binary_in.o \
-	src/entity_io.o src/entity_access.o src/entity_ops.o
+	src/entity_io.o src/entity_access.o src/entity_ops.o \
+	src/ts_table.o src/etag.o src/stamp_trigger.o src/select_list.o src/ts_plans.o src/fast_path.o src/entity_dml.o
 
 # sql/tablestore.sql is the source of the install script; released upgrade scripts sit beside it.
 DATA = $(wildcard sql/$(EXTENSION)--*--*.sql) sql/$(EXTENSION)--$(EXTVERSION).sql
 EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql
 
 # One regression file per feature: sql/<name>.sql -> expected/<name>.out
-REGRESS = entity_io entity_limits entity_malformed entity_ops entity_binary
+REGRESS = entity_io entity_limits entity_malformed entity_ops entity_binary tables stamp_trigger
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -Isrc

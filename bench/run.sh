@@ -5,6 +5,8 @@
 #   bash bench/run.sh [--quick] [--no-setup] [workload ...]
 #
 #   codec     entity text in/out, typed accessor and stored size against jsonb      (bench/codec.sql)
+#   single    insert_entity / get_entity / merge_entity against raw INSERT / SELECT / UPDATE on a
+#             (pk, rk, doc jsonb) table, pgbench at 1, 4 and 8 clients               (bench/single/)
 #
 # Every workload prints its table and, in a full run, rewrites its own section of bench/RESULTS.md.
 # --quick uses tiny sizes so that CI proves every workload still runs; it asserts no timing and
@@ -16,7 +18,7 @@ source "$BENCH_DIR/../scripts/lib.sh"
 QUICK=0
 SETUP=1
 WORKLOADS=()
-ALL_WORKLOADS=(codec)
+ALL_WORKLOADS=(codec single)
 for a in "$@"; do
 	case "$a" in
 		--quick) QUICK=1 ;;
@@ -73,6 +75,70 @@ workload_codec() {
 		echo
 		grep '^raw medians' "$OUT/codec.txt" | sed 's/^/    /'
 	} >"$OUT/codec.md"
+	psql -X -q -c "DROP DATABASE $db"
+}
+
+# pgbench_tps DB SCRIPT CLIENTS SECONDS [pgbench options...]: transactions per second, or fail.
+pgbench_tps() {
+	local db=$1 script=$2 c=$3 secs=$4 out tps
+	shift 4
+	out=$(pgbench -n -M prepared -c "$c" -j "$c" -T "$secs" "$@" -f "$script" "$db" 2>&1)
+	tps=$(printf '%s\n' "$out" | sed -nE 's/^tps = ([0-9.]+).*/\1/p' | head -1)
+	if [ -z "$tps" ] || printf '%s\n' "$out" | grep -q 'aborted'; then
+		printf '%s\n' "$out" | tail -5 >&2
+		ts_die "pgbench failed for $script"
+	fi
+	echo "$tps"
+}
+
+# median_table TSV: "workload clients side value" lines -> "workload clients raw ts ratio" (medians)
+median_ratios() {
+	perl -e '
+		my %v;
+		while (<>) { chomp; my ($w, $c, $s, $x) = split /\t/; push @{$v{"$w\t$c"}{$s}}, $x; }
+		sub med { my @a = sort { $a <=> $b } @_; my $n = @a; $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2 }
+		for my $k (sort { my ($aw,$ac)=split /\t/,$a; my ($bw,$bc)=split /\t/,$b; $aw cmp $bw or $ac <=> $bc } keys %v) {
+			my $r = med(@{$v{$k}{raw}}); my $t = med(@{$v{$k}{ts}});
+			printf "%s\t%.0f\t%.0f\t%.2f\n", $k, $r, $t, $r ? $t / $r : 0;
+		}' "$1"
+}
+
+workload_single() {
+	local n=100000 rounds=3 secs=5 db c r w side first second tps
+	[ $QUICK -eq 1 ] && n=1000 rounds=1 secs=1
+	db=$(bench_db single)
+	ts_log "single: $n preloaded entities, pgbench -M prepared, $rounds rounds of ${secs}s per point"
+	psql -X -q -v ON_ERROR_STOP=1 -d "$db" -v n=$n -f "$BENCH_DIR/single/setup.sql"
+	: >"$OUT/single.tsv"
+	for c in 1 4 8; do
+		for r in $(seq "$rounds"); do
+			for w in insert get merge; do
+				# alternate which side runs first, so neither always gets the warmer cache
+				if [ $((r % 2)) -eq 1 ]; then first=raw second=ts; else first=ts second=raw; fi
+				for side in $first $second; do
+					tps=$(pgbench_tps "$db" "$BENCH_DIR/single/${side}_$w.sql" "$c" "$secs" -D n=$n)
+					printf '%s\t%s\t%s\t%s\n' "$w" "$c" "$side" "$tps" >>"$OUT/single.tsv"
+					printf '  %-6s %-3s clients=%s round %s: %8.0f tps\n' "$w" "$side" "$c" "$r" "$tps"
+				done
+			done
+		done
+	done
+	{
+		echo "## Single-entity operations against raw PostgreSQL (issue 3)"
+		echo
+		echo "$(machine_line) pgbench -M prepared on the same cluster; $rounds interleaved rounds of ${secs} s per point, medians."
+		echo "Raw baseline: plain INSERT / SELECT / UPDATE (\`doc || ...\`) on \`(pk text, rk text, doc jsonb, primary key (pk, rk))\`;"
+		echo "both sides parse the same ten-property document text. Target: tablestore at least 0.85x raw throughput."
+		echo
+		echo "| operation | clients | raw tps | tablestore tps | ratio | verdict |"
+		echo "|---|---|---|---|---|---|"
+		median_ratios "$OUT/single.tsv" | while IFS=$'\t' read -r w c raw ts ratio; do
+			case $w in insert) op="insert_entity vs INSERT" ;; get) op="get_entity vs SELECT" ;; merge) op="merge_entity vs UPDATE" ;; esac
+			printf '| %s | %s | %s | %s | %s | %s |\n' "$op" "$c" "$raw" "$ts" "$ratio" \
+				"$(perl -e 'print $ARGV[0] >= 0.85 ? "met" : "MISSED"' "$ratio")"
+		done
+	} >"$OUT/single.md"
+	cat "$OUT/single.md"
 	psql -X -q -c "DROP DATABASE $db"
 }
 

@@ -56,17 +56,21 @@ run_regress() {
 	fi
 }
 
+# Every pgTAP file runs twice: with the direct single-entity path (the default) and with
+# tablestore.fast_path = off, where every operation runs its prepared SQL statement.
 run_pgtap() {
-	local f name db
+	local f name db mode
 	[ -n "$(ls "$TS_ROOT"/test/pgtap/*.sql 2>/dev/null)" ] || return 0
-	ts_log "pgTAP (test/pgtap)"
+	ts_log "pgTAP (test/pgtap), with tablestore.fast_path on and off"
 	for f in "$TS_ROOT"/test/pgtap/*.sql; do
 		name=$(basename "$f" .sql)
 		db="tap_$name"
 		psql -X -q -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null &&
 			psql -X -q -d "$db" -c "CREATE EXTENSION pgtap; CREATE EXTENSION tablestore;" >/dev/null
-		pg_prove -d "$db" --failures "$f"
-		record "pgtap/$name" $?
+		for mode in on off; do
+			PGOPTIONS="-c tablestore.fast_path=$mode" pg_prove -d "$db" --failures "$f"
+			record "pgtap/$name (fast_path=$mode)" $?
+		done
 	done
 }
 

@@ -193,3 +193,143 @@ CREATE OPERATOR CLASS tablestore.entity_hash_ops DEFAULT FOR TYPE tablestore.ent
 	OPERATOR 1 tablestore.= ,
 	FUNCTION 1 tablestore.entity_hash(tablestore.entity),
 	FUNCTION 2 tablestore.entity_hash_extended(tablestore.entity, int8);
+
+--------------------------------------------------------------------------------------------------
+-- Tables: tablestore_data.<lower-case name>, and the registry of their names as created
+--------------------------------------------------------------------------------------------------
+
+-- Schema usage for everyone; creating tables needs CREATE on tablestore_data (granted by an admin).
+GRANT USAGE ON SCHEMA tablestore TO PUBLIC;
+CREATE SCHEMA tablestore_data;
+GRANT USAGE ON SCHEMA tablestore_data TO PUBLIC;
+COMMENT ON SCHEMA tablestore_data IS 'The tables of tablestore, one relation per table, named by the lower-case table name';
+
+CREATE TABLE tablestore.tables (
+	name text COLLATE "C" NOT NULL PRIMARY KEY,	-- as created (case preserved)
+	key text COLLATE "C" NOT NULL UNIQUE,		-- lower(name): the relation in tablestore_data
+	created timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE tablestore.tables IS 'Registry of tablestore tables (dumped by pg_dump with the data)';
+SELECT pg_catalog.pg_extension_config_dump('tablestore.tables', '');
+GRANT SELECT ON tablestore.tables TO PUBLIC;
+
+CREATE FUNCTION tablestore._check_table_name(name text) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_check_table_name' LANGUAGE C STRICT PARALLEL SAFE;
+
+-- Records a table's name as created. Runs as the extension owner so that callers need no write
+-- access to the registry; it only adds a name for an existing relation that has none.
+CREATE FUNCTION tablestore._register_table(name text) RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+	INSERT INTO tablestore.tables (name, key)
+	SELECT $1, lower($1)
+	WHERE to_regclass('tablestore_data.' || quote_ident(lower($1))) IS NOT NULL
+	ON CONFLICT DO NOTHING
+$$;
+
+-- Keeps the registry right however a table is dropped (drop_table, DROP TABLE, DROP SCHEMA ...).
+CREATE FUNCTION tablestore._forget_dropped_tables() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM tablestore.tables r
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.object_type = 'table' AND d.schema_name = 'tablestore_data' AND r.key = d.object_name;
+END $$;
+
+CREATE EVENT TRIGGER tablestore_forget_dropped_tables ON sql_drop
+EXECUTE FUNCTION tablestore._forget_dropped_tables();
+
+CREATE FUNCTION tablestore.stamp() RETURNS trigger
+AS 'MODULE_PATHNAME', 'tablestore_stamp' LANGUAGE C;
+
+COMMENT ON FUNCTION tablestore.stamp() IS
+'BEFORE INSERT OR UPDATE row trigger of every table: validates keys and entity, sets timestamp and a new etag';
+
+CREATE FUNCTION tablestore.create_table(name text) RETURNS regclass
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	tkey text;
+BEGIN
+	IF name IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: name must not be NULL';
+	END IF;
+	PERFORM tablestore._check_table_name(name);
+	tkey := lower(name);
+	-- one creator per name at a time; names are unique ignoring case
+	PERFORM pg_advisory_xact_lock(hashtext('tablestore.create_table'), hashtext(tkey));
+	IF to_regclass('tablestore_data.' || quote_ident(tkey)) IS NOT NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSC02',
+			MESSAGE = format('TableAlreadyExists: a table named "%s" exists (names are unique ignoring case)',
+							 coalesce((SELECT r.name FROM tablestore.tables r WHERE r.key = tkey), tkey));
+	END IF;
+	EXECUTE format($ddl$
+		CREATE TABLE tablestore_data.%1$I (
+			partition_key text COLLATE "C" NOT NULL,
+			row_key text COLLATE "C" NOT NULL,
+			"timestamp" timestamptz NOT NULL,
+			etag text NOT NULL,
+			properties tablestore.entity NOT NULL,
+			PRIMARY KEY (partition_key, row_key)
+		);
+		CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON tablestore_data.%1$I
+			FOR EACH ROW EXECUTE FUNCTION tablestore.stamp();
+		COMMENT ON TABLE tablestore_data.%1$I IS %2$L;
+	$ddl$, tkey, 'tablestore table ' || name);
+	PERFORM tablestore._register_table(name);
+	RETURN ('tablestore_data.' || quote_ident(tkey))::regclass;
+END $$;
+
+COMMENT ON FUNCTION tablestore.create_table(text) IS
+'Create a table (name: a letter then 2-62 letters or digits, unique ignoring case, not "tables")';
+
+CREATE FUNCTION tablestore.drop_table(name text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF name IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: name must not be NULL';
+	END IF;
+	PERFORM tablestore._check_table_name(name);
+	IF to_regclass('tablestore_data.' || quote_ident(lower(name))) IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSN02', MESSAGE = format('TableNotFound: the table "%s" does not exist', name);
+	END IF;
+	EXECUTE format('DROP TABLE tablestore_data.%I', lower(name));
+END $$;
+
+COMMENT ON FUNCTION tablestore.drop_table(text) IS
+'Drop a table and all its entities: one catalog operation whatever the table size';
+
+CREATE FUNCTION tablestore.list_tables() RETURNS SETOF text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT r.name FROM tablestore.tables r
+	WHERE to_regclass('tablestore_data.' || quote_ident(r.key)) IS NOT NULL
+	ORDER BY r.key, r.name
+$$;
+
+--------------------------------------------------------------------------------------------------
+-- Single-entity operations
+--------------------------------------------------------------------------------------------------
+
+CREATE TYPE tablestore.entity_row AS (
+	partition_key text,
+	row_key text,
+	"timestamp" timestamptz,
+	etag text,
+	properties tablestore.entity
+);
+
+CREATE FUNCTION tablestore.insert_entity(tbl text, entity tablestore.entity) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_insert_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.update_entity(tbl text, entity tablestore.entity, if_match text DEFAULT '*')
+RETURNS text AS 'MODULE_PATHNAME', 'tablestore_update_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.merge_entity(tbl text, entity tablestore.entity, if_match text DEFAULT '*')
+RETURNS text AS 'MODULE_PATHNAME', 'tablestore_merge_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.upsert_entity(tbl text, entity tablestore.entity, mode text DEFAULT 'merge')
+RETURNS text AS 'MODULE_PATHNAME', 'tablestore_upsert_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.delete_entity(tbl text, partition_key text, row_key text, if_match text DEFAULT '*')
+RETURNS void AS 'MODULE_PATHNAME', 'tablestore_delete_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.get_entity(tbl text, partition_key text, row_key text, "select" text DEFAULT NULL)
+RETURNS tablestore.entity_row AS 'MODULE_PATHNAME', 'tablestore_get_entity' LANGUAGE C STABLE;

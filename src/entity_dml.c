@@ -1,0 +1,375 @@
+/*
+ * entity_dml.c - the single-entity operations of SPEC §4: insert_entity, update_entity,
+ * merge_entity, upsert_entity, delete_entity, get_entity.
+ *
+ * Each runs one prepared statement (ts_plans.c) as the calling user, so table privileges and
+ * row-level security apply; the trigger stamps Timestamp and ETag. When a conditional statement
+ * touches no row, one more lookup tells ResourceNotFound from UpdateConditionNotSatisfied.
+ */
+#include "entity.h"
+
+#include "access/htup_details.h"
+#include "etag.h"
+#include "fast_path.h"
+#include "funcapi.h"
+#include "select_list.h"
+#include "ts_plans.h"
+#include "access/relation.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+
+/* Arguments are not STRICT: a NULL gets a specific error instead of a silent NULL result. */
+static void
+require_arg(FunctionCallInfo fcinfo, int n, const char *name)
+{
+	if (PG_ARGISNULL(n))
+		ts_raisef(TSE_INVALID_INPUT, "%s must not be NULL", name);
+}
+
+static const char *
+keys_excerpt(const char *pk, uint32 pklen, const char *rk, uint32 rklen)
+{
+	char		a[TS_EXCERPT_BUF],
+				b[TS_EXCERPT_BUF];
+
+	return psprintf("(\"%s\", \"%s\")", ts_excerpt(a, sizeof(a), pk, pklen), ts_excerpt(b, sizeof(b), rk, rklen));
+}
+
+/* The entity argument split into its keys (required) and its properties without keys. */
+typedef struct EntityArg
+{
+	text	   *pk;
+	text	   *rk;
+	struct varlena *props;
+} EntityArg;
+
+static void
+split_entity(struct varlena *e, EntityArg *out)
+{
+	EntityView	v;
+	PropRef    *props;
+	TsError		err = {0};
+
+	entity_view_of(&v, e);
+	if (!v.keys.has_pk || !v.keys.has_rk)
+		ts_raisef(TSE_MISSING_KEY, "the entity has no %s", v.keys.has_pk ? "RowKey" : "PartitionKey");
+	out->pk = cstring_to_text_with_len(v.keys.pk, v.keys.pk_len);
+	out->rk = cstring_to_text_with_len(v.keys.rk, v.keys.rk_len);
+	props = palloc(sizeof(PropRef) * (v.nprops + 1));
+	for (uint32 i = 0; i < v.nprops; i++)
+		entity_view_prop(&v, i, &props[i]);
+	out->props = entity_build(props, (int) v.nprops, NULL, 0, &err);
+	if (out->props == NULL)
+		ts_raise(&err);
+}
+
+/* Run a prepared statement; returns the first column of the first row (copied out), or NULL. */
+static text *
+run_returning_text(const TsTable *t, TsPlanKind kind, Datum *args, int nargs)
+{
+	SPIPlanPtr	plan = ts_plan_get(t, kind);
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	int			rc = SPI_execute_plan(plan, args, nulls, false, 1);
+	bool		isnull;
+	Datum		d;
+
+	if (rc < 0)
+		elog(ERROR, "tablestore: SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return NULL;
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? NULL : (text *) DatumGetPointer(SPI_datumTransfer(d, false, -1));
+}
+
+static bool
+entity_exists_row(const TsTable *t, text *pk, text *rk)
+{
+	Datum		args[2] = {PointerGetDatum(pk), PointerGetDatum(rk)};
+	SPIPlanPtr	plan = ts_plan_get(t, PLAN_EXISTS);
+
+	if (SPI_execute_plan(plan, args, NULL, true, 1) < 0)
+		elog(ERROR, "tablestore: SPI_execute_plan failed");
+	return SPI_processed > 0;
+}
+
+static void
+raise_not_found(text *pk, text *rk)
+{
+	ts_raisef(TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist",
+			  keys_excerpt(VARDATA_ANY(pk), VARSIZE_ANY_EXHDR(pk), VARDATA_ANY(rk), VARSIZE_ANY_EXHDR(rk)));
+}
+
+static void
+raise_condition_failed(text *pk, text *rk)
+{
+	ts_raisef(TSE_CONDITION_FAILED, "the entity %s has changed: its ETag is not the If-Match value",
+			  keys_excerpt(VARDATA_ANY(pk), VARSIZE_ANY_EXHDR(pk), VARDATA_ANY(rk), VARSIZE_ANY_EXHDR(rk)));
+}
+
+/* After a conditional SQL write touched nothing: which error? */
+static void
+raise_missing_or_condition(const TsTable *t, text *pk, text *rk, IfMatch im)
+{
+	if (im == IF_MATCH_ETAG && entity_exists_row(t, pk, rk))
+		raise_condition_failed(pk, rk);
+	raise_not_found(pk, rk);
+}
+
+/* The outcome of a fast-path write that did not succeed. */
+static void
+raise_fast_failure(FastResult r, text *pk, text *rk)
+{
+	if (r == FAST_NOT_FOUND)
+		raise_not_found(pk, rk);
+	if (r == FAST_CONDITION_FAILED)
+		raise_condition_failed(pk, rk);
+}
+
+static void
+ts_spi_connect(void)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "tablestore: SPI_connect failed");
+}
+
+/* Is the named index the primary key of the table? (The INSERT that failed holds its lock.) */
+static bool
+is_primary_key_index(const TsTable *t, const char *index_name)
+{
+	Relation	rel;
+	Oid			pk;
+
+	if (index_name == NULL)
+		return false;
+	rel = relation_open(t->relid, NoLock);
+	pk = RelationGetPrimaryKeyIndex(rel);
+	relation_close(rel, NoLock);
+	return OidIsValid(pk) && pk == get_relname_relid(index_name, get_rel_namespace(t->relid));
+}
+
+PG_FUNCTION_INFO_V1(tablestore_insert_entity);
+Datum
+tablestore_insert_entity(PG_FUNCTION_ARGS)
+{
+	TsTable		t;
+	EntityArg	ea;
+	Datum		args[3];
+	text	   *volatile etag = NULL;
+	MemoryContext outer = CurrentMemoryContext;
+
+	require_arg(fcinfo, 0, "tbl");
+	require_arg(fcinfo, 1, "entity");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
+	args[0] = PointerGetDatum(ea.pk);
+	args[1] = PointerGetDatum(ea.rk);
+	args[2] = PointerGetDatum(ea.props);
+	/*
+	 * A plain INSERT (ON CONFLICT's extra index probe costs more than it saves); a violation of
+	 * the table's primary key becomes EntityAlreadyExists. The error is re-thrown at once, so no
+	 * subtransaction is needed: nothing runs between catching and raising.
+	 */
+	PG_TRY();
+	{
+		text	   *fast_etag;
+
+		if (fast_insert(&t, ea.pk, ea.rk, args[2], &fast_etag) == FAST_OK)
+			etag = fast_etag;
+		else
+		{
+			ts_spi_connect();
+			etag = run_returning_text(&t, PLAN_INSERT, args, 3);
+			SPI_finish();
+		}
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(outer);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_UNIQUE_VIOLATION && is_primary_key_index(&t, edata->constraint_name))
+		{
+			FlushErrorState();
+			ts_raisef(TSE_ENTITY_EXISTS, "the entity %s already exists",
+					  keys_excerpt(VARDATA_ANY(ea.pk), VARSIZE_ANY_EXHDR(ea.pk), VARDATA_ANY(ea.rk), VARSIZE_ANY_EXHDR(ea.rk)));
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	PG_RETURN_TEXT_P(etag);
+}
+
+/* update_entity and merge_entity: a conditional UPDATE by key. */
+static Datum
+conditional_update(FunctionCallInfo fcinfo, TsPlanKind any_kind, TsPlanKind if_kind)
+{
+	TsTable		t;
+	EntityArg	ea;
+	IfMatch		im;
+	Datum		args[4];
+	text	   *etag;
+	FastResult	r;
+
+	require_arg(fcinfo, 0, "tbl");
+	require_arg(fcinfo, 1, "entity");
+	require_arg(fcinfo, 2, "if_match");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	im = etag_parse_if_match(PG_GETARG_TEXT_PP(2));
+	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
+	args[0] = PointerGetDatum(ea.pk);
+	args[1] = PointerGetDatum(ea.rk);
+	args[2] = PointerGetDatum(ea.props);
+	args[3] = PointerGetDatum(PG_GETARG_TEXT_PP(2));
+	r = fast_update(&t, ea.pk, ea.rk, args[2], any_kind == PLAN_MERGE_ANY,
+					im == IF_MATCH_ANY ? NULL : PG_GETARG_TEXT_PP(2), &etag);
+	if (r != FAST_NOT_USED)
+	{
+		raise_fast_failure(r, ea.pk, ea.rk);
+		PG_RETURN_TEXT_P(etag);
+	}
+	ts_spi_connect();
+	etag = run_returning_text(&t, im == IF_MATCH_ANY ? any_kind : if_kind, args, im == IF_MATCH_ANY ? 3 : 4);
+	if (etag == NULL)
+		raise_missing_or_condition(&t, ea.pk, ea.rk, im);
+	SPI_finish();
+	PG_RETURN_TEXT_P(etag);
+}
+
+PG_FUNCTION_INFO_V1(tablestore_update_entity);
+Datum
+tablestore_update_entity(PG_FUNCTION_ARGS)
+{
+	return conditional_update(fcinfo, PLAN_UPDATE_ANY, PLAN_UPDATE_IF);
+}
+
+PG_FUNCTION_INFO_V1(tablestore_merge_entity);
+Datum
+tablestore_merge_entity(PG_FUNCTION_ARGS)
+{
+	return conditional_update(fcinfo, PLAN_MERGE_ANY, PLAN_MERGE_IF);
+}
+
+PG_FUNCTION_INFO_V1(tablestore_upsert_entity);
+Datum
+tablestore_upsert_entity(PG_FUNCTION_ARGS)
+{
+	TsTable		t;
+	EntityArg	ea;
+	Datum		args[3];
+	text	   *mode;
+	TsPlanKind	kind;
+	text	   *etag;
+
+	require_arg(fcinfo, 0, "tbl");
+	require_arg(fcinfo, 1, "entity");
+	require_arg(fcinfo, 2, "mode");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	mode = PG_GETARG_TEXT_PP(2);
+	if (VARSIZE_ANY_EXHDR(mode) == 5 && memcmp(VARDATA_ANY(mode), "merge", 5) == 0)
+		kind = PLAN_UPSERT_MERGE;
+	else if (VARSIZE_ANY_EXHDR(mode) == 7 && memcmp(VARDATA_ANY(mode), "replace", 7) == 0)
+		kind = PLAN_UPSERT_REPLACE;
+	else
+		ts_raisef(TSE_INVALID_INPUT, "upsert mode must be 'merge' or 'replace'");
+	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
+	args[0] = PointerGetDatum(ea.pk);
+	args[1] = PointerGetDatum(ea.rk);
+	args[2] = PointerGetDatum(ea.props);
+	ts_spi_connect();
+	etag = run_returning_text(&t, kind, args, 3);
+	SPI_finish();
+	if (etag == NULL)
+		elog(ERROR, "tablestore: upsert returned no row");
+	PG_RETURN_TEXT_P(etag);
+}
+
+PG_FUNCTION_INFO_V1(tablestore_delete_entity);
+Datum
+tablestore_delete_entity(PG_FUNCTION_ARGS)
+{
+	TsTable		t;
+	IfMatch		im;
+	Datum		args[3];
+	text	   *pk,
+			   *rk;
+	FastResult	r;
+
+	require_arg(fcinfo, 0, "tbl");
+	require_arg(fcinfo, 1, "partition_key");
+	require_arg(fcinfo, 2, "row_key");
+	require_arg(fcinfo, 3, "if_match");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	im = etag_parse_if_match(PG_GETARG_TEXT_PP(3));
+	pk = PG_GETARG_TEXT_PP(1);
+	rk = PG_GETARG_TEXT_PP(2);
+	args[0] = PointerGetDatum(pk);
+	args[1] = PointerGetDatum(rk);
+	args[2] = PointerGetDatum(PG_GETARG_TEXT_PP(3));
+	r = fast_delete(&t, pk, rk, im == IF_MATCH_ANY ? NULL : PG_GETARG_TEXT_PP(3));
+	if (r != FAST_NOT_USED)
+	{
+		raise_fast_failure(r, pk, rk);
+		PG_RETURN_VOID();
+	}
+	ts_spi_connect();
+	if (run_returning_text(&t, im == IF_MATCH_ANY ? PLAN_DELETE_ANY : PLAN_DELETE_IF, args,
+						   im == IF_MATCH_ANY ? 2 : 3) == NULL)
+		raise_missing_or_condition(&t, pk, rk, im);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(tablestore_get_entity);
+Datum
+tablestore_get_entity(PG_FUNCTION_ARGS)
+{
+	TsTable		t;
+	Datum		args[2];
+	text	   *pk,
+			   *rk;
+	SelectList *sel;
+	TupleDesc	rowdesc;
+	Datum		values[5];
+	bool		nulls[5];
+	HeapTuple	row;
+	FastResult	r;
+
+	require_arg(fcinfo, 0, "tbl");
+	require_arg(fcinfo, 1, "partition_key");
+	require_arg(fcinfo, 2, "row_key");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	pk = PG_GETARG_TEXT_PP(1);
+	rk = PG_GETARG_TEXT_PP(2);
+	sel = select_list_parse(PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
+	if (get_call_result_type(fcinfo, NULL, &rowdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "tablestore.get_entity must return a composite type");
+	args[0] = PointerGetDatum(pk);
+	args[1] = PointerGetDatum(rk);
+	r = fast_get(&t, pk, rk, values, nulls);
+	if (r == FAST_NOT_FOUND)
+		raise_not_found(pk, rk);
+	if (r == FAST_NOT_USED)
+	{
+		ts_spi_connect();
+		if (SPI_execute_plan(ts_plan_get(&t, PLAN_GET), args, NULL, true, 1) < 0)
+			elog(ERROR, "tablestore: SPI_execute_plan failed");
+		if (SPI_processed == 0)
+			raise_not_found(pk, rk);
+		/* SPI_copytuple allocates in the caller's context, so the values outlive SPI_finish */
+		heap_deform_tuple(SPI_copytuple(SPI_tuptable->vals[0]), SPI_tuptable->tupdesc, values, nulls);
+		SPI_finish();
+	}
+	if (sel != NULL)
+	{
+		EntityView	v;
+
+		entity_view_of(&v, DatumGetEntityPP(values[4]));
+		values[4] = PointerGetDatum(entity_project(&v, sel));
+	}
+	rowdesc = BlessTupleDesc(rowdesc);
+	row = heap_form_tuple(rowdesc, values, nulls);
+	PG_RETURN_DATUM(HeapTupleGetDatum(row));
+}

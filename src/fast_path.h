@@ -1,0 +1,42 @@
+/*
+ * fast_path.h - direct single-entity reads and writes, without planning or executor start-up.
+ *
+ * A prepared SQL statement run through SPI costs a second executor start-up per call, about as
+ * much as the operation itself. For the common case the operations here go straight to the
+ * primary-key index and the table through the same executor routines that logical replication's
+ * apply worker uses: row triggers (the stamp trigger included), constraints and index maintenance
+ * all run as in SQL. Whenever that cannot be shown to keep SQL's semantics - row-level security,
+ * statement triggers or rules, another isolation level than READ COMMITTED for writes, a read-only
+ * or parallel context, missing table-level privileges, a table whose columns were altered, or
+ * tablestore.fast_path = off - a function returns FAST_NOT_USED and the caller runs its SQL
+ * statement instead, which then also reports any permission error.
+ */
+#ifndef FAST_PATH_H
+#define FAST_PATH_H
+
+#include "postgres.h"
+
+#include "ts_table.h"
+
+typedef enum FastResult
+{
+	FAST_NOT_USED,				/* the direct path does not apply: run the SQL statement */
+	FAST_OK,
+	FAST_NOT_FOUND,
+	FAST_CONDITION_FAILED		/* the entity exists but its ETag is not the If-Match value */
+} FastResult;
+
+extern bool ts_fast_path_enabled;
+
+/* values/nulls receive the five columns, copied into the current memory context. */
+extern FastResult fast_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls);
+
+extern FastResult fast_insert(const TsTable *t, text *pk, text *rk, Datum props, text **etag);
+
+/* if_match NULL means "*"; merge combines the stored properties with props (stored || props). */
+extern FastResult fast_update(const TsTable *t, text *pk, text *rk, Datum props, bool merge,
+							  text *if_match, text **etag);
+
+extern FastResult fast_delete(const TsTable *t, text *pk, text *rk, text *if_match);
+
+#endif							/* FAST_PATH_H */

@@ -1,0 +1,34 @@
+/*
+ * ts_plans.h - prepared statements per table, kept for the life of the backend.
+ *
+ * Each single-entity operation runs one statement prepared once per (table, kind) and reused;
+ * the plan cache revalidates it when the table changes. Every name in the statements is
+ * schema-qualified (operators included), so no search_path can redirect them.
+ */
+#ifndef TS_PLANS_H
+#define TS_PLANS_H
+
+#include "ts_table.h"
+
+#include "executor/spi.h"
+
+typedef enum TsPlanKind
+{
+	PLAN_INSERT,				/* ($1 pk, $2 rk, $3 props) -> etag; unique_violation when it exists */
+	PLAN_UPDATE_ANY,			/* ($1, $2, $3) -> etag */
+	PLAN_UPDATE_IF,				/* ($1, $2, $3, $4 etag) -> etag */
+	PLAN_MERGE_ANY,
+	PLAN_MERGE_IF,
+	PLAN_UPSERT_REPLACE,		/* ($1, $2, $3) -> etag */
+	PLAN_UPSERT_MERGE,
+	PLAN_DELETE_ANY,			/* ($1, $2) -> etag */
+	PLAN_DELETE_IF,				/* ($1, $2, $3 etag) -> etag */
+	PLAN_GET,					/* ($1, $2) -> the row */
+	PLAN_EXISTS,				/* ($1, $2) -> 1 */
+	PLAN__COUNT
+} TsPlanKind;
+
+/* The prepared statement for this table and kind; call between SPI_connect and SPI_finish. */
+extern SPIPlanPtr ts_plan_get(const TsTable *t, TsPlanKind kind);
+
+#endif							/* TS_PLANS_H */

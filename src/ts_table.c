@@ -1,0 +1,82 @@
+/*
+ * ts_table.c - table-name rules and resolving a name to its relation.
+ */
+#include "ts_table.h"
+
+#include "catalog/namespace.h"
+#include "fmgr.h"
+#include "ts_error.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+bool
+ts_table_name_valid(const char *s, int len, const char **why)
+{
+	if (len < 3 || len > TS_TABLE_NAME_MAX)
+	{
+		*why = "a table name has 3 to 63 characters";
+		return false;
+	}
+	for (int i = 0; i < len; i++)
+	{
+		char		c = s[i];
+		bool		letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+
+		if (!letter && (i == 0 || c < '0' || c > '9'))
+		{
+			*why = "a table name is a letter followed by letters and digits";
+			return false;
+		}
+	}
+	if (len == 6 && pg_strncasecmp(s, "tables", 6) == 0)
+	{
+		*why = "\"tables\" is a reserved table name";
+		return false;
+	}
+	return true;
+}
+
+static void
+check_name_or_raise(const char *s, int len)
+{
+	const char *why;
+	char		ex[TS_EXCERPT_BUF];
+
+	if (!ts_table_name_valid(s, len, &why))
+	{
+		TsError		err = {0};
+
+		ts_fail(&err, TSE_RESOURCE_NAME, "\"%s\" is not a valid table name", ts_excerpt(ex, sizeof(ex), s, len));
+		ts_fail_detail(&err, "%s.", why);
+		ts_raise(&err);
+	}
+}
+
+void
+ts_table_resolve(text *name, TsTable *t)
+{
+	const char *s = VARDATA_ANY(name);
+	int			len = VARSIZE_ANY_EXHDR(name);
+	Oid			nsp;
+
+	check_name_or_raise(s, len);
+	for (int i = 0; i < len; i++)
+		t->key[i] = pg_ascii_tolower(s[i]);
+	t->key[len] = '\0';
+	nsp = get_namespace_oid(TS_DATA_SCHEMA, true);
+	t->relid = OidIsValid(nsp) ? get_relname_relid(t->key, nsp) : InvalidOid;
+	if (!OidIsValid(t->relid))
+		ts_raisef(TSE_TABLE_NOT_FOUND, "the table \"%.*s\" does not exist", len, s);
+	snprintf(t->qualified, sizeof(t->qualified), "%s.%s", TS_DATA_SCHEMA, quote_identifier(t->key));
+}
+
+/* tablestore._check_table_name(name text): raises InvalidResourceName unless the name is valid. */
+PG_FUNCTION_INFO_V1(tablestore_check_table_name);
+Datum
+tablestore_check_table_name(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+
+	check_name_or_raise(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,28 @@
+/*
+ * ts_table.h - table names and where tables live.
+ *
+ * A table named N (case-insensitive, case-preserving) is the relation tablestore_data.lower(N);
+ * the registry tablestore.tables keeps N as it was created.
+ */
+#ifndef TS_TABLE_H
+#define TS_TABLE_H
+
+#include "postgres.h"
+
+#define TS_DATA_SCHEMA "tablestore_data"
+#define TS_TABLE_NAME_MAX 63
+
+typedef struct TsTable
+{
+	Oid			relid;
+	char		key[TS_TABLE_NAME_MAX + 1];	/* lower-case relation name */
+	char		qualified[2 * NAMEDATALEN + 8];	/* "tablestore_data.<key>", ready for SQL */
+} TsTable;
+
+/* The table-name rules of SPEC §2: ^[A-Za-z][A-Za-z0-9]{2,62}$, and not "tables". */
+extern bool ts_table_name_valid(const char *s, int len, const char **why);
+
+/* Resolve a table name; raises InvalidResourceName (TSB14) or TableNotFound (TSN02). */
+extern void ts_table_resolve(text *name, TsTable *t);
+
+#endif							/* TS_TABLE_H */

@@ -1,0 +1,139 @@
+-- test/pgtap/single_entity_ops.sql - every cell of SPEC §4's operation table, every If-Match
+-- form, and the errors of the single-entity functions.
+BEGIN;
+SET search_path = tablestore, public;
+SELECT plan(77);
+
+SELECT create_table('Ops');
+
+-- helpers: the stored properties and ETag of one entity
+CREATE FUNCTION pg_temp.props(rk text) RETURNS text LANGUAGE sql AS
+$$ SELECT properties::text FROM tablestore_data.ops WHERE partition_key = 'p' AND row_key = rk $$;
+CREATE FUNCTION pg_temp.etag(rk text) RETURNS text LANGUAGE sql AS
+$$ SELECT etag FROM tablestore_data.ops WHERE partition_key = 'p' AND row_key = rk $$;
+
+------------------------------------------------------------------ Insert
+SELECT lives_ok($$SELECT insert_entity('Ops', '{"PartitionKey":"p","RowKey":"a","x":1,"y":"keep"}')$$,
+	'Insert, entity missing: created');
+SELECT is(pg_temp.props('a'), '{"x":1,"y":"keep"}', 'Insert stores the properties without the keys');
+SELECT throws_ok($$SELECT insert_entity('Ops', '{"PartitionKey":"p","RowKey":"a","x":2}')$$,
+	'TSC01', 'EntityAlreadyExists: the entity ("p", "a") already exists', 'Insert, entity exists: EntityAlreadyExists');
+SELECT is(pg_temp.props('a'), '{"x":1,"y":"keep"}', 'a failed Insert changes nothing');
+SELECT matches(insert_entity('Ops', '{"PartitionKey":"p","RowKey":"b"}'),
+	'^W/"datetime''\d{4}-\d\d-\d\dT\d\d%3A\d\d%3A\d\d\.\d{7}Z''-[0-9a-f]+\.[0-9a-f]+"$', 'Insert returns an ETag in the documented form');
+SELECT is(insert_entity('Ops', '{"PartitionKey":"p","RowKey":"c"}'), pg_temp.etag('c'), 'the returned ETag is the stored one');
+SELECT throws_ok($$SELECT insert_entity('Ops', '{"RowKey":"x"}')$$, 'TSB21', NULL, 'Insert without PartitionKey: InvalidInput');
+SELECT throws_ok($$SELECT insert_entity('Ops', '{"PartitionKey":"p"}')$$, 'TSB21', NULL, 'Insert without RowKey: InvalidInput');
+
+------------------------------------------------------------------ Update (replace)
+SELECT lives_ok($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"a","z":true}')$$,
+	'Update, entity exists: replaced');
+SELECT is(pg_temp.props('a'), '{"z":true}', 'Update removes the properties not in the request');
+SELECT throws_ok($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"nope","z":true}')$$,
+	'TSN01', 'ResourceNotFound: the entity ("p", "nope") does not exist', 'Update, entity missing: ResourceNotFound');
+SELECT throws_ok($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"nope"}', 'W/"datetime''x''"')$$,
+	'TSN01', NULL, 'Update with an ETag, entity missing: ResourceNotFound');
+SELECT is((SELECT count(*) FROM tablestore_data.ops WHERE row_key = 'nope'), 0::bigint, 'Update never creates');
+
+------------------------------------------------------------------ Merge
+SELECT lives_ok($$SELECT merge_entity('Ops', '{"PartitionKey":"p","RowKey":"a","n":"new","z":false}')$$,
+	'Merge, entity exists: merged');
+SELECT is(pg_temp.props('a'), '{"n":"new","z":false}', 'Merge overwrites given properties and adds new ones');
+SELECT lives_ok($$SELECT merge_entity('Ops', '{"PartitionKey":"p","RowKey":"a","m":1}')$$, 'Merge again');
+SELECT is(pg_temp.props('a'), '{"m":1,"n":"new","z":false}', 'Merge keeps the properties not in the request');
+SELECT throws_ok($$SELECT merge_entity('Ops', '{"PartitionKey":"p","RowKey":"nope","m":1}')$$,
+	'TSN01', NULL, 'Merge, entity missing: ResourceNotFound');
+SELECT is((SELECT count(*) FROM tablestore_data.ops WHERE row_key = 'nope'), 0::bigint, 'Merge never creates');
+
+------------------------------------------------------------------ InsertOrReplace
+SELECT lives_ok($$SELECT upsert_entity('Ops', '{"PartitionKey":"p","RowKey":"r","k":1,"l":2}', 'replace')$$,
+	'InsertOrReplace, entity missing: created');
+SELECT is(pg_temp.props('r'), '{"k":1,"l":2}', 'InsertOrReplace created it');
+SELECT lives_ok($$SELECT upsert_entity('Ops', '{"PartitionKey":"p","RowKey":"r","k":9}', 'replace')$$,
+	'InsertOrReplace, entity exists: replaced');
+SELECT is(pg_temp.props('r'), '{"k":9}', 'InsertOrReplace removed the properties not in the request');
+
+------------------------------------------------------------------ InsertOrMerge
+SELECT lives_ok($$SELECT upsert_entity('Ops', '{"PartitionKey":"p","RowKey":"m","k":1,"l":2}')$$,
+	'InsertOrMerge (the default mode), entity missing: created');
+SELECT is(pg_temp.props('m'), '{"k":1,"l":2}', 'InsertOrMerge created it');
+SELECT lives_ok($$SELECT upsert_entity('Ops', '{"PartitionKey":"p","RowKey":"m","k":9}', 'merge')$$,
+	'InsertOrMerge, entity exists: merged');
+SELECT is(pg_temp.props('m'), '{"k":9,"l":2}', 'InsertOrMerge kept the other properties');
+SELECT throws_ok($$SELECT upsert_entity('Ops', '{"PartitionKey":"p","RowKey":"m"}', 'MERGE')$$,
+	'TSB00', 'InvalidInput: upsert mode must be ''merge'' or ''replace''', 'an unknown upsert mode is InvalidInput');
+
+------------------------------------------------------------------ Delete
+SELECT lives_ok($$SELECT delete_entity('Ops', 'p', 'r')$$, 'Delete, entity exists: removed');
+SELECT is(pg_temp.props('r'), NULL, 'the entity is gone');
+SELECT throws_ok($$SELECT delete_entity('Ops', 'p', 'r')$$, 'TSN01', NULL, 'Delete, entity missing: ResourceNotFound');
+
+------------------------------------------------------------------ Retrieve
+SELECT is((SELECT properties::text FROM get_entity('Ops', 'p', 'a')), '{"m":1,"n":"new","z":false}',
+	'Retrieve, entity exists: returned');
+SELECT is((SELECT row(partition_key, row_key, "timestamp", etag)::text FROM get_entity('Ops', 'p', 'a')),
+	(SELECT row(partition_key, row_key, "timestamp", etag)::text FROM tablestore_data.ops WHERE row_key = 'a'),
+	'Retrieve returns keys, Timestamp and ETag');
+SELECT throws_ok($$SELECT * FROM get_entity('Ops', 'p', 'zz')$$, 'TSN01',
+	'ResourceNotFound: the entity ("p", "zz") does not exist', 'Retrieve, entity missing: ResourceNotFound');
+SELECT is((SELECT properties::text FROM get_entity('Ops', 'p', 'a', 'n,PartitionKey, z ,absent')),
+	'{"n":"new","z":false}', 'Retrieve with $select returns only the listed properties');
+SELECT throws_ok($$SELECT * FROM get_entity('Ops', 'p', 'a', 'n,,z')$$, 'TSQ01', NULL, 'a malformed $select is InvalidInput');
+SELECT throws_ok($$SELECT * FROM get_entity('Ops', 'p', 'a', 'n;drop')$$, 'TSQ01', NULL, 'a $select name must be a property name');
+SELECT is((SELECT row_key FROM get_entity('ops', 'p', 'a')), 'a', 'table names are case-insensitive');
+
+------------------------------------------------------------------ If-Match
+SELECT pg_temp.etag('a') AS current_etag \gset
+SELECT lives_ok(format($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"a","v":1}', %L)$$, :'current_etag'),
+	'Update with the current ETag succeeds');
+SELECT isnt(pg_temp.etag('a'), :'current_etag', 'and gives a new ETag');
+SELECT throws_ok(format($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"a","v":2}', %L)$$, :'current_etag'),
+	'TSP01', 'UpdateConditionNotSatisfied: the entity ("p", "a") has changed: its ETag is not the If-Match value',
+	'Update with a stale ETag: UpdateConditionNotSatisfied');
+SELECT is(pg_temp.props('a'), '{"v":1}', 'a failed conditional Update changes nothing');
+SELECT throws_ok(format($$SELECT merge_entity('Ops', '{"PartitionKey":"p","RowKey":"a","v":2}', %L)$$, :'current_etag'),
+	'TSP01', NULL, 'Merge with a stale ETag: UpdateConditionNotSatisfied');
+SELECT throws_ok(format($$SELECT delete_entity('Ops', 'p', 'a', %L)$$, :'current_etag'),
+	'TSP01', NULL, 'Delete with a stale ETag: UpdateConditionNotSatisfied');
+SELECT is(pg_temp.props('a'), '{"v":1}', 'a failed conditional Delete changes nothing');
+SELECT pg_temp.etag('a') AS current_etag \gset
+SELECT lives_ok(format($$SELECT merge_entity('Ops', '{"PartitionKey":"p","RowKey":"a","w":2}', %L)$$, :'current_etag'),
+	'Merge with the current ETag succeeds');
+SELECT is(pg_temp.props('a'), '{"v":1,"w":2}', 'and merges');
+SELECT lives_ok($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"a","s":1}', '*')$$, 'Update with * succeeds');
+SELECT lives_ok($$SELECT merge_entity('Ops', '{"PartitionKey":"p","RowKey":"a","t":1}', '*')$$, 'Merge with * succeeds');
+SELECT throws_ok($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"zz"}', '*')$$, 'TSN01', NULL,
+	'* does not match a missing entity');
+SELECT pg_temp.etag('a') AS current_etag \gset
+SELECT lives_ok(format($$SELECT delete_entity('Ops', 'p', 'a', %L)$$, :'current_etag'), 'Delete with the current ETag succeeds');
+SELECT lives_ok($$SELECT delete_entity('Ops', 'p', 'b', '*')$$, 'Delete with * succeeds');
+SELECT throws_ok($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"c"}', 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"')$$,
+	'TSP01', NULL, 'a well-formed ETag that is not the entity''s fails the condition');
+
+-- malformed If-Match values are InvalidInput, checked before anything is looked up
+SELECT throws_ok(format($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"c"}', %L)$$, v),
+	'TSB15', 'InvalidInput: the If-Match value is neither * nor an ETag of the form W/"..."', 'garbage If-Match: ' || v)
+FROM unnest(ARRAY['garbage', '', '**', 'W/', 'W/"', 'W/"x', '"strong"', 'W/"a"b"', 'W/"a b"', repeat('W/"x', 100) || '"']) v;
+SELECT throws_ok($$SELECT delete_entity('Ops', 'p', 'c', 'nonsense')$$, 'TSB15', NULL, 'Delete with garbage If-Match');
+SELECT throws_ok($$SELECT merge_entity('Ops', '{"PartitionKey":"p","RowKey":"nope"}', 'nonsense')$$, 'TSB15', NULL,
+	'garbage If-Match is reported even when the entity is missing');
+
+------------------------------------------------------------------ TableNotFound, bad names, NULLs
+SELECT throws_ok($$SELECT insert_entity('Nope', '{"PartitionKey":"p","RowKey":"a"}')$$, 'TSN02',
+	'TableNotFound: the table "Nope" does not exist', 'insert_entity on an unknown table: TableNotFound');
+SELECT throws_ok($$SELECT update_entity('Nope', '{"PartitionKey":"p","RowKey":"a"}')$$, 'TSN02', NULL, 'update_entity: TableNotFound');
+SELECT throws_ok($$SELECT merge_entity('Nope', '{"PartitionKey":"p","RowKey":"a"}')$$, 'TSN02', NULL, 'merge_entity: TableNotFound');
+SELECT throws_ok($$SELECT upsert_entity('Nope', '{"PartitionKey":"p","RowKey":"a"}')$$, 'TSN02', NULL, 'upsert_entity: TableNotFound');
+SELECT throws_ok($$SELECT delete_entity('Nope', 'p', 'a')$$, 'TSN02', NULL, 'delete_entity: TableNotFound');
+SELECT throws_ok($$SELECT * FROM get_entity('Nope', 'p', 'a')$$, 'TSN02', NULL, 'get_entity: TableNotFound');
+SELECT throws_ok($$SELECT insert_entity('Ops; DROP TABLE x', '{"PartitionKey":"p","RowKey":"a"}')$$, 'TSB14', NULL,
+	'an injection attempt in a table name is InvalidResourceName');
+SELECT throws_ok($$SELECT insert_entity(NULL, '{"PartitionKey":"p","RowKey":"a"}')$$, 'TSB00',
+	'InvalidInput: tbl must not be NULL', 'a NULL table is InvalidInput');
+SELECT throws_ok($$SELECT insert_entity('Ops', NULL)$$, 'TSB00', NULL, 'a NULL entity is InvalidInput');
+SELECT throws_ok($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"c"}', NULL)$$, 'TSB00', NULL, 'a NULL If-Match is InvalidInput');
+SELECT throws_ok($$SELECT delete_entity('Ops', NULL, 'c')$$, 'TSB00', NULL, 'a NULL key is InvalidInput');
+SELECT throws_ok($$SELECT * FROM get_entity('Ops', 'p', NULL)$$, 'TSB00', NULL, 'get_entity with a NULL key is InvalidInput');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,32 @@
+# test/scenario/lib.sh - helpers for scenario tests (sourced). They run against the cluster in
+# PGHOST/PGPORT that scripts/test.sh started, each in databases of its own.
+set -eu -o pipefail
+
+# fresh_db NAME: drop and create a database with the extension.
+fresh_db() {
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
+	psql -X -q -d "$1" -c "CREATE EXTENSION tablestore" >/dev/null
+}
+
+# q DB SQL [psql options...]: the result, unaligned. The SQL is read from stdin, so psql
+# variables given as options (-v name=value) can be used as :'name'.
+q() {
+	local db=$1 sql=$2
+	shift 2
+	printf '%s\n' "$sql" | psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"
+}
+
+# run_sql DB < script: run quietly, stop on the first error.
+run_sql() {
+	psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null
+}
+
+# check DESCRIPTION ACTUAL EXPECTED: fail the scenario unless equal.
+check() {
+	if [ "$2" == "$3" ]; then
+		echo "ok - $1"
+	else
+		echo "not ok - $1: got '$2', expected '$3'"
+		exit 1
+	fi
+}

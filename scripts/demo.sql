@@ -29,3 +29,19 @@ SELECT format('{"s":"%s"}', repeat('x', 32769))::entity;
 
 -- Stored size against jsonb for the same document.
 SELECT pg_column_size(:'ken'::entity) AS entity_bytes, pg_column_size(:'ken'::entity::jsonb) AS jsonb_bytes;
+
+-- Tables: an ordinary PostgreSQL table per table, keyed (PartitionKey, RowKey).
+SELECT create_table('Employees');
+SELECT insert_entity('Employees', '{"PartitionKey":"Sales","RowKey":"00010","FirstName":"Ken","LastName":"Kwok","Age":23}') AS etag \gset
+SELECT insert_entity('Employees', '{"PartitionKey":"Sales","RowKey":"00011","FirstName":"Jun","LastName":"Cao","Age":47}');
+SELECT * FROM get_entity('Employees', 'Sales', '00010');
+
+-- Optimistic concurrency: a write with the current ETag succeeds, a stale one fails.
+SELECT merge_entity('Employees', '{"PartitionKey":"Sales","RowKey":"00010","Age":24}', :'etag') AS new_etag;
+\set ON_ERROR_STOP 0
+SELECT merge_entity('Employees', '{"PartitionKey":"Sales","RowKey":"00010","Age":25}', :'etag');
+\set ON_ERROR_STOP 1
+
+-- Plain SQL sees the same rows; the trigger stamps Timestamp and ETag on plain writes too.
+UPDATE tablestore_data.employees SET properties = properties || '{"Team":"EMEA"}' WHERE row_key = '00011';
+SELECT partition_key, row_key, "timestamp", etag, properties FROM tablestore_data.employees ORDER BY row_key;

@@ -13,7 +13,8 @@ OBJS = \
 	src/edm.o \
 	src/entity_build.o src/entity_json_in.o src/entity_json_out.o src/entity_binary_in.o \
 	src/entity_io.o src/entity_access.o src/entity_ops.o \
-	src/ts_table.o src/etag.o src/stamp_trigger.o src/select_list.o src/ts_plans.o src/fast_path.o src/entity_dml.o
+	src/ts_table.o src/etag.o src/stamp_trigger.o src/select_list.o src/ts_plans.o src/fast_path.o src/entity_dml.o \
+	src/odata_lex.o src/odata_parse.o src/odata_sql.o src/filter_keys.o src/query.o
 
 # sql/tablestore.sql is the source of the install script; released upgrade scripts sit beside it.
 DATA = $(wildcard sql/$(EXTENSION)--*--*.sql) sql/$(EXTENSION)--$(EXTVERSION).sql

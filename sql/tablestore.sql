@@ -333,3 +333,39 @@ RETURNS void AS 'MODULE_PATHNAME', 'tablestore_delete_entity' LANGUAGE C VOLATIL
 
 CREATE FUNCTION tablestore.get_entity(tbl text, partition_key text, row_key text, "select" text DEFAULT NULL)
 RETURNS tablestore.entity_row AS 'MODULE_PATHNAME', 'tablestore_get_entity' LANGUAGE C STABLE;
+
+--------------------------------------------------------------------------------------------------
+-- Queries: $filter, $select, $top, pages and continuations
+--------------------------------------------------------------------------------------------------
+
+-- The keys $filter compares custom properties with, one per literal type; index them to serve
+-- filters: CREATE INDEX ON tablestore_data.t (tablestore.filter_key_int32(properties, 'Age')).
+CREATE FUNCTION tablestore.filter_key_int32(tablestore.entity, text) RETURNS float8
+AS 'MODULE_PATHNAME', 'filter_key_int32' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_int64(tablestore.entity, text) RETURNS numeric
+AS 'MODULE_PATHNAME', 'filter_key_int64' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_double(tablestore.entity, text) RETURNS float8
+AS 'MODULE_PATHNAME', 'filter_key_double' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_bool(tablestore.entity, text) RETURNS int4
+AS 'MODULE_PATHNAME', 'filter_key_bool' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_datetime(tablestore.entity, text) RETURNS int8
+AS 'MODULE_PATHNAME', 'filter_key_datetime' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.filter_key_int32(tablestore.entity, text) IS
+'Key for $filter comparisons with Int32 literals: Int32/Int64/Double value, -Infinity for another type, NULL when absent';
+
+CREATE FUNCTION tablestore.odata_to_sql(filter text) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_odata_to_sql' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.odata_to_sql(text) IS
+'The SQL boolean expression over partition_key, row_key, "timestamp" and properties that a $filter becomes';
+
+CREATE FUNCTION tablestore.query_entities(tbl text, filter text DEFAULT NULL, "select" text DEFAULT NULL,
+	top int DEFAULT NULL)
+RETURNS SETOF tablestore.entity_row
+AS 'MODULE_PATHNAME', 'tablestore_query_entities' LANGUAGE C STABLE;
+
+CREATE FUNCTION tablestore.query_page(tbl text, filter text, "select" text, top int DEFAULT 1000,
+	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_query_page' LANGUAGE C STABLE;

@@ -26,6 +26,12 @@ entity_view_of(EntityView *v, const struct varlena *e)
 	entity_view_init(v, body, len);
 }
 
+/* entity_access.c: the property named by argument 1 of the entity in argument 0 */
+extern bool entity_prop_from_args(FunctionCallInfo fcinfo, PropRef *p);
+
+/* entity_io.c: raise 22P05 when a String holds U+0000 (jsonb cannot hold it) */
+extern void entity_check_jsonb_safe(const EntityView *v);
+
 /* tablestore needs UTF-8 text: keys, names and String values are UTF-8 on disk. */
 static inline void
 ts_require_utf8(void)

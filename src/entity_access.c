@@ -9,9 +9,9 @@
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
-/* Find the property named by argument 1 in the entity of argument 0. */
-static bool
-lookup_prop(FunctionCallInfo fcinfo, PropRef *p)
+/* Find the property named by argument 1 in the entity of argument 0 (keys read as Strings). */
+bool
+entity_prop_from_args(FunctionCallInfo fcinfo, PropRef *p)
 {
 	struct varlena *e = PG_GETARG_ENTITY_PP(0);
 	text	   *name = PG_GETARG_TEXT_PP(1);
@@ -39,7 +39,7 @@ lookup_prop(FunctionCallInfo fcinfo, PropRef *p)
 }
 
 #define GET_TYPED_OR_NULL(p, t) \
-	do { if (!lookup_prop(fcinfo, &(p)) || (p).type != (t)) PG_RETURN_NULL(); } while (0)
+	do { if (!entity_prop_from_args(fcinfo, &(p)) || (p).type != (t)) PG_RETURN_NULL(); } while (0)
 
 PG_FUNCTION_INFO_V1(entity_prop_type);
 Datum
@@ -47,7 +47,7 @@ entity_prop_type(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
-	if (!lookup_prop(fcinfo, &p))
+	if (!entity_prop_from_args(fcinfo, &p))
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text(edm_type_name(p.type)));
 }

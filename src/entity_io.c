@@ -72,6 +72,27 @@ entity_send(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
+/* Raise 22P05 when a String holds U+0000, which jsonb cannot hold. */
+void
+entity_check_jsonb_safe(const EntityView *v)
+{
+	for (uint32 i = 0; i < v->nprops; i++)
+	{
+		PropRef		p;
+
+		entity_view_prop(v, i, &p);
+		if (p.type == EDM_STRING && memchr(p.val, 0, p.val_len) != NULL)
+		{
+			char		ex[TS_EXCERPT_BUF];
+
+			ereport(ERROR,
+					(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
+					 errmsg("the String property \"%s\" contains U+0000, which jsonb cannot hold",
+							ts_excerpt(ex, sizeof(ex), p.name, p.name_len))));
+		}
+	}
+}
+
 /*
  * entity -> jsonb: the JSON form, except that a Double -0 is written as the annotated string "-0"
  * (jsonb numbers have no negative zero; the entity input reads it back as -0). A String holding
@@ -85,21 +106,7 @@ entity_to_jsonb(PG_FUNCTION_ARGS)
 	StringInfoData out;
 
 	entity_view_of(&v, e);
-	for (uint32 i = 0; i < v.nprops; i++)
-	{
-		PropRef		p;
-
-		entity_view_prop(&v, i, &p);
-		if (p.type == EDM_STRING && memchr(p.val, 0, p.val_len) != NULL)
-		{
-			char		ex[TS_EXCERPT_BUF];
-
-			ereport(ERROR,
-					(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
-					 errmsg("the String property \"%s\" contains U+0000, which jsonb cannot hold",
-							ts_excerpt(ex, sizeof(ex), p.name, p.name_len))));
-		}
-	}
+	entity_check_jsonb_safe(&v);
 	initStringInfo(&out);
 	entity_append_json(&out, &v, ENTITY_JSON_FOR_JSONB);
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data)));

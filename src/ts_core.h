@@ -16,6 +16,19 @@
 
 #include "lib/stringinfo.h"
 
+/*
+ * Guards for loops and recursion over user input: the backend's stack-depth and interrupt checks,
+ * nothing in the frontend fuzz builds (which bound their inputs instead).
+ */
+#ifdef TS_FRONTEND
+#define TS_CHECK_STACK() ((void) 0)
+#define TS_CHECK_INTERRUPTS() ((void) 0)
+#else
+#include "miscadmin.h"
+#define TS_CHECK_STACK() check_stack_depth()
+#define TS_CHECK_INTERRUPTS() CHECK_FOR_INTERRUPTS()
+#endif
+
 /* Little-endian loads and stores: the stored entity format is the same on every platform. */
 static inline uint16
 ts_rd16(const uint8 *p)

@@ -1,0 +1,120 @@
+/*
+ * odata.h - the OData $filter subset of the Table service (SPEC §5): lexer, parser and the
+ * translation to a SQL boolean expression over a table's columns. Backend-free: errors come back
+ * in a TsError whose message names the 1-based character position.
+ */
+#ifndef ODATA_H
+#define ODATA_H
+
+#include "edm.h"
+#include "ts_error.h"
+
+#define ODATA_DEFAULT_MAX_COMPARISONS 15
+
+typedef enum OdTokKind
+{
+	OT_END,
+	OT_LPAREN,
+	OT_RPAREN,
+	OT_IDENT,					/* a property name */
+	OT_AND,
+	OT_OR,
+	OT_NOT,
+	OT_CMP,						/* eq ne gt ge lt le */
+	OT_LITERAL,
+	OT_NULL						/* null: recognised to reject it clearly */
+} OdTokKind;
+
+typedef enum OdCmp
+{
+	CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE
+} OdCmp;
+
+/* A typed literal; strings and binaries point into allocated buffers. */
+typedef struct OdLiteral
+{
+	EdmType		type;
+	const char *str;			/* String: UTF-8, quotes undoubled */
+	uint32		len;			/* String / Binary length */
+	int32		i32;
+	int64		i64;			/* Int64, DateTime ticks */
+	double		dbl;
+	bool		b;
+	uint8		guid[16];
+	const uint8 *bin;
+} OdLiteral;
+
+typedef struct OdToken
+{
+	OdTokKind	kind;
+	int			pos;			/* 1-based character position */
+	const char *text;			/* identifier text (not NUL-terminated) */
+	uint32		len;
+	OdCmp		cmp;
+	OdLiteral	lit;
+} OdToken;
+
+typedef enum OdProp
+{
+	PROP_CUSTOM,
+	PROP_PARTITION_KEY,
+	PROP_ROW_KEY,
+	PROP_TIMESTAMP
+} OdProp;
+
+typedef enum OdNodeKind
+{
+	N_AND, N_OR, N_NOT, N_CMP
+} OdNodeKind;
+
+typedef struct OdNode
+{
+	OdNodeKind	kind;
+	int			nkids;			/* N_AND, N_OR: two or more; N_NOT: one */
+	struct OdNode **kids;
+	/* N_CMP: property OP literal (a literal written first is swapped to the right) */
+	int			pos;
+	OdProp		prop;
+	const char *name;
+	uint32		name_len;
+	OdCmp		op;
+	OdLiteral	lit;
+	bool		or_absent;		/* a negated comparison: also true when the property is absent */
+} OdNode;
+
+/* The result of translating a filter. */
+typedef struct OdFilter
+{
+	OdNode	   *root;			/* NULL for an empty filter (everything) */
+	int			ncomparisons;
+	bool		keys_only;		/* every comparison is on PartitionKey or RowKey */
+	bool		dense;			/* a conjunction of PartitionKey eq and RowKey bounds only: every
+								 * row of the key range scanned matches */
+	StringInfo	sql;			/* the boolean SQL expression ("true" when empty) */
+	StringInfo	key_bounds;		/* SQL of the top-level conjuncts on the keys ("true" if none) */
+} OdFilter;
+
+/* Parse and translate; max_comparisons bounds the number of comparisons. */
+extern bool odata_translate(const char *filter, size_t len, int max_comparisons, OdFilter *out,
+							TsError *err);
+
+/* odata_lex.c */
+typedef struct OdLexer
+{
+	const char *s;
+	size_t		len;
+	size_t		i;
+	TsError    *err;
+} OdLexer;
+
+extern bool odata_next_token(OdLexer *lx, OdToken *tok);
+extern int	odata_char_pos(const char *s, size_t off);
+
+/* odata_parse.c */
+extern OdNode *odata_parse(const char *filter, size_t len, int max_comparisons, int *ncomparisons,
+						   TsError *err);
+
+/* odata_sql.c */
+extern void odata_append_sql_literal(StringInfo out, const char *s, size_t len);
+
+#endif							/* ODATA_H */

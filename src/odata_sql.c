@@ -1,0 +1,416 @@
+/*
+ * odata_sql.c - a parsed $filter as a SQL boolean expression over the table columns
+ * partition_key, row_key, "timestamp" and properties, with the typed semantics of SPEC §5.
+ *
+ * Negations are pushed down to the comparisons first (logic is two-valued: a comparison on an
+ * absent property is false, so "not (Age lt 40)" holds for an entity without Age); a negated
+ * comparison flips its operator and also holds when the property is absent. No NOT remains, so a
+ * NULL from an accessor acts as false.
+ *
+ * Keys and Timestamp are column comparisons the primary key uses. A custom property compared
+ * with a numeric, Boolean or DateTime literal goes through a filter key (filter_keys.c): the
+ * value when its type is the literal's or widens from it, a value below every literal when the
+ * property has another type, NULL when absent. That one expression gives exactly the mismatch
+ * rule (eq, gt, ge false; ne, lt, le true) and can be indexed. Strings, Guids and Binaries have
+ * no value below every literal, so for ne, lt and le a type test is OR-ed in.
+ *
+ * Every literal is written by this file (quoted and escaped, or typed), so no input reaches the
+ * SQL text unescaped. Backend-free.
+ */
+#include "odata.h"
+
+#define PROPS_COL "properties"
+
+static const char *const op_sql[] = {
+	[CMP_EQ] = "=", [CMP_NE] = "<>", [CMP_GT] = ">", [CMP_GE] = ">=", [CMP_LT] = "<", [CMP_LE] = "<="
+};
+
+/* The result of a comparison decided by a type mismatch alone. */
+static bool
+mismatch_result(OdCmp op)
+{
+	return op == CMP_NE || op == CMP_LT || op == CMP_LE;
+}
+
+static OdCmp
+negate_op(OdCmp op)
+{
+	switch (op)
+	{
+		case CMP_EQ:
+			return CMP_NE;
+		case CMP_NE:
+			return CMP_EQ;
+		case CMP_GT:
+			return CMP_LE;
+		case CMP_GE:
+			return CMP_LT;
+		case CMP_LT:
+			return CMP_GE;
+		default:
+			return CMP_GT;
+	}
+}
+
+/*
+ * A SQL string literal: '...' with quotes doubled, or E'...' with backslashes doubled too when
+ * there is one, which reads the same whatever standard_conforming_strings says.
+ */
+void
+odata_append_sql_literal(StringInfo out, const char *s, size_t len)
+{
+	bool		backslash = memchr(s, '\\', len) != NULL;
+
+	if (backslash)
+		appendStringInfoChar(out, 'E');
+	appendStringInfoChar(out, '\'');
+	for (size_t i = 0; i < len; i++)
+	{
+		if (s[i] == '\'' || (s[i] == '\\' && backslash))
+			appendStringInfoChar(out, s[i]);
+		appendStringInfoChar(out, s[i]);
+	}
+	appendStringInfoChar(out, '\'');
+}
+
+/* Push negations down to the comparisons. */
+static OdNode *
+to_nnf(OdNode *n, bool negate)
+{
+	OdNode	   *r;
+
+	TS_CHECK_STACK();
+	switch (n->kind)
+	{
+		case N_NOT:
+			return to_nnf(n->kids[0], !negate);
+		case N_CMP:
+			if (!negate)
+				return n;
+			r = palloc(sizeof(OdNode));
+			*r = *n;
+			r->op = negate_op(n->op);
+			r->or_absent = !n->or_absent;
+			return r;
+		default:
+			r = palloc(sizeof(OdNode));
+			*r = *n;
+			if (negate)
+				r->kind = n->kind == N_AND ? N_OR : N_AND;
+			r->kids = palloc(sizeof(OdNode *) * n->nkids);
+			for (int k = 0; k < n->nkids; k++)
+				r->kids[k] = to_nnf(n->kids[k], negate);
+			return r;
+	}
+}
+
+static void
+append_name(StringInfo out, const OdNode *n)
+{
+	odata_append_sql_literal(out, n->name, n->name_len);
+}
+
+/* tablestore.<fn>(properties, 'Name') */
+static void
+append_accessor(StringInfo out, const char *fn, const OdNode *n)
+{
+	appendStringInfo(out, "tablestore.%s(" PROPS_COL ", ", fn);
+	append_name(out, n);
+	appendStringInfoChar(out, ')');
+}
+
+static void
+append_typed(StringInfo out, const char *text, const char *type)
+{
+	odata_append_sql_literal(out, text, strlen(text));
+	appendStringInfo(out, "::pg_catalog.%s", type);
+}
+
+static void
+emit_key_cmp(StringInfo out, const OdNode *n)
+{
+	if (n->lit.type != EDM_STRING)
+	{
+		appendStringInfoString(out, mismatch_result(n->op) ? "true" : "false");
+		return;
+	}
+	appendStringInfo(out, "%s %s ", n->prop == PROP_PARTITION_KEY ? "partition_key" : "row_key", op_sql[n->op]);
+	odata_append_sql_literal(out, n->lit.str, n->lit.len);
+	appendStringInfoString(out, " COLLATE \"C\"");
+}
+
+/*
+ * Timestamp (microseconds) against a DateTime literal (100 ns): with the literal as u microseconds
+ * plus r ticks, "ts < lit" is "ts <= u" when r > 0, and so on.
+ */
+static void
+emit_timestamp_cmp(StringInfo out, const OdNode *n)
+{
+	int64		ticks = n->lit.i64;
+	int64		r = ticks % 10;
+	OdCmp		op = n->op;
+	char		buf[EDM_DATETIME_TEXT_LEN + 1];
+
+	if (n->lit.type != EDM_DATETIME)
+	{
+		appendStringInfoString(out, mismatch_result(op) ? "true" : "false");
+		return;
+	}
+	if (r != 0)
+	{
+		if (op == CMP_EQ || op == CMP_NE)
+		{
+			appendStringInfoString(out, op == CMP_EQ ? "false" : "true");
+			return;
+		}
+		op = (op == CMP_LT) ? CMP_LE : (op == CMP_GE) ? CMP_GT : op;
+	}
+	edm_format_datetime(ticks - r, buf);
+	appendStringInfo(out, "\"timestamp\" %s ", op_sql[op]);
+	append_typed(out, buf, "timestamptz");
+}
+
+/* String, Guid, Binary: the typed accessor, plus a type test where a mismatch is true. */
+static void
+emit_typed_accessor_cmp(StringInfo out, const OdNode *n, const char *accessor, const char *collate)
+{
+	bool		arm = mismatch_result(n->op);
+	char		buf[EDM_GUID_TEXT_LEN + 1];
+
+	if (arm)
+		appendStringInfoChar(out, '(');
+	append_accessor(out, accessor, n);
+	appendStringInfo(out, "%s %s ", collate, op_sql[n->op]);
+	switch (n->lit.type)
+	{
+		case EDM_STRING:
+			odata_append_sql_literal(out, n->lit.str, n->lit.len);
+			appendStringInfoString(out, collate);
+			break;
+		case EDM_GUID:
+			edm_format_guid(n->lit.guid, buf);
+			append_typed(out, buf, "uuid");
+			break;
+		default:				/* EDM_BINARY: bytea in hex input form */
+			{
+				StringInfoData hex;
+				static const char digits[] = "0123456789abcdef";
+
+				initStringInfo(&hex);
+				appendStringInfoString(&hex, "\\x");
+				for (uint32 k = 0; k < n->lit.len; k++)
+				{
+					appendStringInfoChar(&hex, digits[n->lit.bin[k] >> 4]);
+					appendStringInfoChar(&hex, digits[n->lit.bin[k] & 15]);
+				}
+				append_typed(out, hex.data, "bytea");
+				pfree(hex.data);
+			}
+	}
+	if (arm)
+	{
+		appendStringInfoString(out, " OR ");
+		append_accessor(out, "prop_type", n);
+		appendStringInfo(out, " <> '%s')", edm_type_name(n->lit.type));
+	}
+}
+
+static void
+emit_custom_cmp(StringInfo out, const OdNode *n)
+{
+	char		buf[EDM_DOUBLE_TEXT_MAX + 8];
+	bool		is_string,
+				annotate;
+
+	switch (n->lit.type)
+	{
+		case EDM_STRING:
+			emit_typed_accessor_cmp(out, n, "prop_string", " COLLATE \"C\"");
+			return;
+		case EDM_GUID:
+			emit_typed_accessor_cmp(out, n, "prop_guid", "");
+			return;
+		case EDM_BINARY:
+			emit_typed_accessor_cmp(out, n, "prop_binary", "");
+			return;
+		case EDM_INT32:
+			append_accessor(out, "filter_key_int32", n);
+			snprintf(buf, sizeof(buf), "%d", n->lit.i32);
+			appendStringInfo(out, " %s ", op_sql[n->op]);
+			append_typed(out, buf, "float8");
+			return;
+		case EDM_INT64:
+			append_accessor(out, "filter_key_int64", n);
+			edm_format_int64(n->lit.i64, buf);
+			appendStringInfo(out, " %s ", op_sql[n->op]);
+			append_typed(out, buf, "numeric");
+			return;
+		case EDM_DOUBLE:
+			append_accessor(out, "filter_key_double", n);
+			edm_format_double(n->lit.dbl, buf, &is_string, &annotate);
+			appendStringInfo(out, " %s ", op_sql[n->op]);
+			append_typed(out, buf, "float8");
+			return;
+		case EDM_BOOLEAN:
+			append_accessor(out, "filter_key_bool", n);
+			appendStringInfo(out, " %s %d", op_sql[n->op], n->lit.b ? 1 : 0);
+			return;
+		case EDM_DATETIME:
+			append_accessor(out, "filter_key_datetime", n);
+			edm_format_int64(n->lit.i64, buf);
+			appendStringInfo(out, " %s ", op_sql[n->op]);
+			append_typed(out, buf, "int8");
+			return;
+		default:
+			Assert(false);
+	}
+}
+
+static void
+emit_cmp(StringInfo out, const OdNode *n)
+{
+	switch (n->prop)
+	{
+		case PROP_PARTITION_KEY:
+		case PROP_ROW_KEY:
+			emit_key_cmp(out, n);	/* keys are always present */
+			return;
+		case PROP_TIMESTAMP:
+			emit_timestamp_cmp(out, n);
+			return;
+		case PROP_CUSTOM:
+			if (n->or_absent)
+				appendStringInfoChar(out, '(');
+			emit_custom_cmp(out, n);
+			if (n->or_absent)
+			{
+				appendStringInfoString(out, " OR NOT (" PROPS_COL " OPERATOR(tablestore.?) ");
+				append_name(out, n);
+				appendStringInfoString(out, "))");
+			}
+			return;
+	}
+}
+
+static bool
+is_key_string_eq(const OdNode *n, OdProp prop)
+{
+	return n->kind == N_CMP && n->prop == prop && n->op == CMP_EQ && n->lit.type == EDM_STRING;
+}
+
+/* "RowKey eq 'a' or RowKey eq 'b'" as "row_key IN (...)": one ordered index scan. */
+static bool
+emit_key_in_list(StringInfo out, const OdNode *n)
+{
+	OdProp		prop;
+
+	if (n->kind != N_OR || n->kids[0]->kind != N_CMP)
+		return false;
+	prop = n->kids[0]->prop;
+	if (prop != PROP_PARTITION_KEY && prop != PROP_ROW_KEY)
+		return false;
+	for (int k = 0; k < n->nkids; k++)
+		if (!is_key_string_eq(n->kids[k], prop))
+			return false;
+	appendStringInfo(out, "%s IN (", prop == PROP_PARTITION_KEY ? "partition_key" : "row_key");
+	for (int k = 0; k < n->nkids; k++)
+	{
+		if (k > 0)
+			appendStringInfoString(out, ", ");
+		odata_append_sql_literal(out, n->kids[k]->lit.str, n->kids[k]->lit.len);
+		appendStringInfoString(out, " COLLATE \"C\"");
+	}
+	appendStringInfoChar(out, ')');
+	return true;
+}
+
+static void
+emit(StringInfo out, const OdNode *n)
+{
+	TS_CHECK_STACK();
+	if (n->kind == N_CMP)
+	{
+		emit_cmp(out, n);
+		return;
+	}
+	if (emit_key_in_list(out, n))
+		return;
+	appendStringInfoChar(out, '(');
+	for (int k = 0; k < n->nkids; k++)
+	{
+		if (k > 0)
+			appendStringInfoString(out, n->kind == N_AND ? " AND " : " OR ");
+		emit(out, n->kids[k]);
+	}
+	appendStringInfoChar(out, ')');
+}
+
+static bool
+keys_only(const OdNode *n)
+{
+	TS_CHECK_STACK();
+	if (n->kind == N_CMP)
+		return n->prop == PROP_PARTITION_KEY || n->prop == PROP_ROW_KEY;
+	for (int k = 0; k < n->nkids; k++)
+		if (!keys_only(n->kids[k]))
+			return false;
+	return true;
+}
+
+/* A top-level conjunct that bounds the key range: PartitionKey or RowKey eq/gt/ge/lt/le 'x'. */
+static bool
+is_key_bound(const OdNode *n)
+{
+	return n->kind == N_CMP && (n->prop == PROP_PARTITION_KEY || n->prop == PROP_ROW_KEY) &&
+		n->lit.type == EDM_STRING && n->op != CMP_NE;
+}
+
+static void
+describe_conjuncts(OdFilter *f)
+{
+	OdNode	   *root = f->root;
+	OdNode	  **conj = root->kind == N_AND ? root->kids : &root;
+	int			nconj = root->kind == N_AND ? root->nkids : 1;
+	bool		has_pk_eq = false;
+	bool		all_bounds = true;
+	int			nbounds = 0;
+
+	for (int k = 0; k < nconj; k++)
+	{
+		if (is_key_bound(conj[k]))
+		{
+			appendStringInfoString(f->key_bounds, nbounds++ ? " AND " : "");
+			emit_key_cmp(f->key_bounds, conj[k]);
+			has_pk_eq |= is_key_string_eq(conj[k], PROP_PARTITION_KEY);
+		}
+		else
+			all_bounds = false;
+	}
+	if (nbounds == 0)
+		appendStringInfoString(f->key_bounds, "true");
+	f->dense = has_pk_eq && all_bounds;
+}
+
+bool
+odata_translate(const char *filter, size_t len, int max_comparisons, OdFilter *out, TsError *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->sql = makeStringInfo();
+	out->key_bounds = makeStringInfo();
+	out->root = odata_parse(filter, len, max_comparisons, &out->ncomparisons, err);
+	if (err->code != TSE_NONE)
+		return false;
+	if (out->root == NULL)
+	{
+		appendStringInfoString(out->sql, "true");
+		appendStringInfoString(out->key_bounds, "true");
+		out->keys_only = true;
+		out->dense = false;
+		return true;
+	}
+	out->root = to_nnf(out->root, false);
+	emit(out->sql, out->root);
+	out->keys_only = keys_only(out->root);
+	describe_conjuncts(out);
+	return true;
+}

@@ -369,3 +369,19 @@ CREATE FUNCTION tablestore.query_page(tbl text, filter text, "select" text, top 
 	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'tablestore_query_page' LANGUAGE C STABLE;
+
+CREATE FUNCTION tablestore.query_sql(tbl text, filter text DEFAULT NULL, top int DEFAULT NULL,
+	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_query_sql' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.query_sql(text, text, int, text, text) IS
+'The SELECT statement a query runs, for EXPLAIN (run it with search_path = pg_catalog first)';
+
+CREATE FUNCTION tablestore.explain_query(tbl text, filter text DEFAULT NULL, top int DEFAULT NULL,
+	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'tablestore_explain_query' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.explain_query(text, text, int, text, text) IS
+'EXPLAIN of the statement a query runs, under the settings the query functions use';

@@ -405,7 +405,7 @@ odata_translate(const char *filter, size_t len, int max_comparisons, OdFilter *o
 		appendStringInfoString(out->sql, "true");
 		appendStringInfoString(out->key_bounds, "true");
 		out->keys_only = true;
-		out->dense = false;
+		out->dense = true;		/* every row matches */
 		return true;
 	}
 	out->root = to_nnf(out->root, false);

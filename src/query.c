@@ -60,18 +60,118 @@ check_top(FunctionCallInfo fcinfo, int argno, bool allow_null)
 	return top;
 }
 
+static void
+set_local(const char *name, const char *value)
+{
+	(void) set_config_option(name, value, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+}
+
 /*
- * Run the queries of one call with search_path = pg_catalog, pg_temp, so that no schema of the
- * caller's search_path can redirect an operator or function of the generated SQL.
+ * Settings for the statements of one call, undone by AtEOXact_GUC(true, level) or on error:
+ * search_path = pg_catalog, pg_temp, so that no schema of the caller's search_path can redirect
+ * an operator or function of the generated SQL; and, for a dense filter (a partition and a RowKey
+ * range), no bitmap scan and no sort, so the rows come from one ordered primary-key range scan.
  */
 static int
-pin_search_path(void)
+begin_query_settings(const OdFilter *f)
 {
 	int			level = NewGUCNestLevel();
 
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
+	set_local("search_path", "pg_catalog, pg_temp");
+	if (f->dense && f->root != NULL)
+	{
+		set_local("enable_bitmapscan", "off");
+		set_local("enable_sort", "off");
+	}
 	return level;
+}
+
+/* The statement query_entities runs (continuation, when given, as literals). */
+static void
+build_select(StringInfo sql, const TsTable *t, const OdFilter *f, int top, text *npk, text *nrk)
+{
+	appendStringInfo(sql, "SELECT " ROW_COLUMNS " FROM %s WHERE %s", t->qualified, f->sql->data);
+	if (npk != NULL)
+	{
+		appendStringInfoString(sql, " AND (partition_key, row_key) >= (");
+		odata_append_sql_literal(sql, VARDATA_ANY(npk), VARSIZE_ANY_EXHDR(npk));
+		appendStringInfoString(sql, " COLLATE \"C\", ");
+		if (nrk)
+			odata_append_sql_literal(sql, VARDATA_ANY(nrk), VARSIZE_ANY_EXHDR(nrk));
+		else
+			appendStringInfoString(sql, "''");
+		appendStringInfoString(sql, " COLLATE \"C\")");
+	}
+	appendStringInfoString(sql, " " KEY_ORDER);
+	if (top > 0)
+		appendStringInfo(sql, " LIMIT %d", top);
+}
+
+/* tablestore.query_sql(tbl, filter, top, next_partition_key, next_row_key): the SELECT a query runs. */
+PG_FUNCTION_INFO_V1(tablestore_query_sql);
+Datum
+tablestore_query_sql(PG_FUNCTION_ARGS)
+{
+	TsTable		t;
+	OdFilter	f;
+	StringInfoData sql;
+	int			top;
+
+	if (PG_ARGISNULL(0))
+		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f);
+	top = check_top(fcinfo, 2, true);
+	if (PG_ARGISNULL(3) && !PG_ARGISNULL(4))
+		ts_raisef(TSE_QUERY_ARG, "a continuation with NextRowKey needs NextPartitionKey");
+	initStringInfo(&sql);
+	build_select(&sql, &t, &f, top, PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3),
+				 PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4));
+	PG_RETURN_TEXT_P(cstring_to_text(sql.data));
+}
+
+/*
+ * tablestore.explain_query(tbl, filter, top, next_partition_key, next_row_key): EXPLAIN (COSTS OFF)
+ * of the statement a query runs, under the settings the query functions use.
+ */
+PG_FUNCTION_INFO_V1(tablestore_explain_query);
+Datum
+tablestore_explain_query(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TsTable		t;
+	OdFilter	f;
+	StringInfoData sql;
+	int			top;
+	int			guc_level;
+
+	if (PG_ARGISNULL(0))
+		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f);
+	top = check_top(fcinfo, 2, true);
+	if (PG_ARGISNULL(3) && !PG_ARGISNULL(4))
+		ts_raisef(TSE_QUERY_ARG, "a continuation with NextRowKey needs NextPartitionKey");
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "EXPLAIN (COSTS OFF) ");
+	build_select(&sql, &t, &f, top, PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3),
+				 PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4));
+	guc_level = begin_query_settings(&f);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "tablestore: SPI_connect failed");
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "tablestore: EXPLAIN failed");
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		Datum		line = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &line, &isnull);
+	}
+	SPI_finish();
+	AtEOXact_GUC(true, guc_level);
+	return (Datum) 0;
 }
 
 PG_FUNCTION_INFO_V1(tablestore_odata_to_sql);
@@ -110,12 +210,10 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT " ROW_COLUMNS " FROM %s WHERE %s " KEY_ORDER, t.qualified, f.sql->data);
-	if (top > 0)
-		appendStringInfo(&sql, " LIMIT %d", top);
+	build_select(&sql, &t, &f, top, NULL, NULL);
 
 	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "tablestore query batch", ALLOCSET_DEFAULT_SIZES);
-	guc_level = pin_search_path();
+	guc_level = begin_query_settings(&f);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "tablestore: SPI_connect failed");
 	plan = SPI_prepare(sql.data, 0, NULL);
@@ -345,7 +443,7 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 	appendStringInfoString(&pg.json, "{\"value\":[");
 	pg.outer = CurrentMemoryContext;
 
-	guc_level = pin_search_path();
+	guc_level = begin_query_settings(&f);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "tablestore: SPI_connect failed");
 	initStringInfo(&sql);

@@ -7,6 +7,8 @@
 #   codec     entity text in/out, typed accessor and stored size against jsonb      (bench/codec.sql)
 #   single    insert_entity / get_entity / merge_entity against raw INSERT / SELECT / UPDATE on a
 #             (pk, rk, doc jsonb) table, pgbench at 1, 4 and 8 clients               (bench/single/)
+#   query     filtered scan of 1M entities, range queries, paging and filter translation against
+#             hand-written jsonb SQL on the same data                                (bench/query.sql)
 #
 # Every workload prints its table and, in a full run, rewrites its own section of bench/RESULTS.md.
 # --quick uses tiny sizes so that CI proves every workload still runs; it asserts no timing and
@@ -18,7 +20,7 @@ source "$BENCH_DIR/../scripts/lib.sh"
 QUICK=0
 SETUP=1
 WORKLOADS=()
-ALL_WORKLOADS=(codec single)
+ALL_WORKLOADS=(codec single query)
 for a in "$@"; do
 	case "$a" in
 		--quick) QUICK=1 ;;
@@ -139,6 +141,28 @@ workload_single() {
 		done
 	} >"$OUT/single.md"
 	cat "$OUT/single.md"
+	psql -X -q -c "DROP DATABASE $db"
+}
+
+workload_query() {
+	local n=1000000 trials=5 loops=400 db
+	[ $QUICK -eq 1 ] && n=120000 trials=1 loops=40
+	db=$(bench_db query)
+	ts_log "query: $n entities in 1000 partitions, $trials trials"
+	psql -X -v ON_ERROR_STOP=1 -d "$db" -v n=$n -v trials=$trials -v loops=$loops -f "$BENCH_DIR/query.sql" | tee "$OUT/query.txt"
+	{
+		echo "## Queries against hand-written jsonb SQL (issue 4)"
+		echo
+		echo "$(machine_line) $n entities (ten properties, 1000 partitions) in a tablestore table and in a"
+		echo "\`(pk, rk, doc jsonb)\` table; default parallel settings for both; $trials alternating trials, medians."
+		echo "Ratio = raw time / tablestore time (above 1 means tablestore is faster)."
+		echo
+		echo "| measure | tablestore ms | raw ms | ratio | target | verdict |"
+		echo "|---|---|---|---|---|---|"
+		grep '^|' "$OUT/query.txt"
+		echo
+		grep '^raw medians' "$OUT/query.txt" | sed 's/^/    /'
+	} >"$OUT/query.md"
 	psql -X -q -c "DROP DATABASE $db"
 }
 

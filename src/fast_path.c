@@ -365,3 +365,49 @@ fast_delete(const TsTable *t, text *pk, text *rk, text *if_match)
 	end_write(&ws);
 	return result;
 }
+
+FastResult
+fast_scan_range(const TsTable *t, text *pk, text *lo, bool lo_incl, text *hi, bool hi_incl,
+				FastRowFn fn, void *arg)
+{
+	Relation	rel;
+	Relation	idx;
+	TupleTableSlot *slot;
+	IndexScanDesc scan;
+	ScanKeyData sk[3];
+	int			n = 0;
+
+	if (!context_ok(CMD_SELECT))
+		return FAST_NOT_USED;
+	rel = table_open(t->relid, AccessShareLock);
+	if (!usable(rel, ACL_SELECT, CMD_SELECT) || (idx = open_pk_index(rel, AccessShareLock)) == NULL)
+	{
+		table_close(rel, NoLock);
+		return FAST_NOT_USED;
+	}
+	ScanKeyEntryInitialize(&sk[n++], 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[0], F_TEXTEQ, PointerGetDatum(pk));
+	if (lo)
+		ScanKeyEntryInitialize(&sk[n++], 0, 2, lo_incl ? BTGreaterEqualStrategyNumber : BTGreaterStrategyNumber,
+							   InvalidOid, idx->rd_indcollation[1], lo_incl ? F_TEXT_GE : F_TEXT_GT,
+							   PointerGetDatum(lo));
+	if (hi)
+		ScanKeyEntryInitialize(&sk[n++], 0, 2, hi_incl ? BTLessEqualStrategyNumber : BTLessStrategyNumber,
+							   InvalidOid, idx->rd_indcollation[1], hi_incl ? F_TEXT_LE : F_TEXT_LT,
+							   PointerGetDatum(hi));
+	slot = table_slot_create(rel, NULL);
+	scan = index_beginscan(rel, idx, GetActiveSnapshot(), n, 0);
+	index_rescan(scan, sk, n, NULL, 0);
+	while (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		slot_getallattrs(slot);
+		if (!fn(arg, slot->tts_values, slot->tts_isnull))
+			break;
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(idx, NoLock);
+	table_close(rel, NoLock);
+	return FAST_OK;
+}

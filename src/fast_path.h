@@ -39,4 +39,14 @@ extern FastResult fast_update(const TsTable *t, text *pk, text *rk, Datum props,
 
 extern FastResult fast_delete(const TsTable *t, text *pk, text *rk, text *if_match);
 
+/*
+ * The rows of one partition whose RowKey lies in a range (a bound NULL when open), in key order
+ * from the primary key, each passed to fn (values valid only during the call); fn returns false
+ * to stop. Returns FAST_OK, or FAST_NOT_USED when the caller must run its SQL instead.
+ */
+typedef bool (*FastRowFn) (void *arg, Datum *values, bool *nulls);
+
+extern FastResult fast_scan_range(const TsTable *t, text *pk, text *lo, bool lo_incl,
+								  text *hi, bool hi_incl, FastRowFn fn, void *arg);
+
 #endif							/* FAST_PATH_H */

@@ -82,6 +82,33 @@ typedef struct OdNode
 	bool		or_absent;		/* a negated comparison: also true when the property is absent */
 } OdNode;
 
+/*
+ * With parameters, a literal value becomes $n and is recorded here for the caller to bind, so the
+ * statement text depends only on the filter's shape and its plan can be reused. Property names
+ * stay in the text: expression indexes must see them.
+ */
+typedef enum OdParamKind
+{
+	PK_TEXT,					/* str/len */
+	PK_FLOAT8,					/* f8 */
+	PK_NUMERIC,					/* i8, as a numeric */
+	PK_INT8,					/* i8 */
+	PK_INT4,					/* i8 */
+	PK_UUID,					/* bytes (16) */
+	PK_BYTEA,					/* bytes/len */
+	PK_TIMESTAMPTZ				/* i8 microseconds since 2000-01-01 */
+} OdParamKind;
+
+typedef struct OdParam
+{
+	OdParamKind kind;
+	const char *str;
+	const uint8 *bytes;
+	uint32		len;
+	double		f8;
+	int64		i8;
+} OdParam;
+
 /* The result of translating a filter. */
 typedef struct OdFilter
 {
@@ -92,11 +119,25 @@ typedef struct OdFilter
 								 * row of the key range scanned matches */
 	StringInfo	sql;			/* the boolean SQL expression ("true" when empty) */
 	StringInfo	key_bounds;		/* SQL of the top-level conjuncts on the keys ("true" if none) */
+	/* for a dense filter with a PartitionKey: the key range it selects (bounds NULL when open) */
+	const OdLiteral *range_pk;
+	const OdLiteral *range_lo;
+	bool		range_lo_incl;
+	const OdLiteral *range_hi;
+	bool		range_hi_incl;
+	bool		range_empty;	/* the bounds contradict each other */
+	int			param_base;		/* -1: literals inline; else the first $n is param_base + 1 */
+	int			nparams;		/* parameters used by sql and key_bounds together */
+	int			paramcap;
+	OdParam    *params;
 } OdFilter;
 
-/* Parse and translate; max_comparisons bounds the number of comparisons. */
-extern bool odata_translate(const char *filter, size_t len, int max_comparisons, OdFilter *out,
-							TsError *err);
+/*
+ * Parse and translate; max_comparisons bounds the number of comparisons. param_base -1 writes
+ * literals into the SQL; otherwise literals become $(param_base + 1)... in out->params.
+ */
+extern bool odata_translate(const char *filter, size_t len, int max_comparisons, int param_base,
+							OdFilter *out, TsError *err);
 
 /* odata_lex.c */
 typedef struct OdLexer

@@ -119,6 +119,28 @@ append_accessor(StringInfo out, const char *fn, const OdNode *n)
 	appendStringInfoChar(out, ')');
 }
 
+/*
+ * Literal values: written into the SQL (quoted, with a type), or as $n with the value recorded in
+ * f->params when the filter is translated with parameters.
+ */
+static OdParam *
+add_param(OdFilter *f, StringInfo out, OdParamKind kind)
+{
+	OdParam    *p;
+
+	if (f->nparams == f->paramcap)
+	{
+		f->paramcap = f->paramcap ? f->paramcap * 2 : 16;
+		f->params = f->params ? repalloc(f->params, sizeof(OdParam) * f->paramcap) :
+			palloc(sizeof(OdParam) * f->paramcap);
+	}
+	p = &f->params[f->nparams++];
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	appendStringInfo(out, "$%d", f->param_base + f->nparams);
+	return p;
+}
+
 static void
 append_typed(StringInfo out, const char *text, const char *type)
 {
@@ -127,7 +149,106 @@ append_typed(StringInfo out, const char *text, const char *type)
 }
 
 static void
-emit_key_cmp(StringInfo out, const OdNode *n)
+lit_text(OdFilter *f, StringInfo out, const char *s, uint32 len)
+{
+	OdParam    *p;
+
+	if (f->param_base < 0)
+	{
+		odata_append_sql_literal(out, s, len);
+		return;
+	}
+	p = add_param(f, out, PK_TEXT);
+	p->str = s;
+	p->len = len;
+}
+
+/* A float8 value; an Int32 literal (whole) is written without a fraction. */
+static void
+lit_float8(OdFilter *f, StringInfo out, double d, bool whole)
+{
+	char		buf[EDM_DOUBLE_TEXT_MAX + 8];
+	bool		is_string,
+				annotate;
+
+	if (f->param_base >= 0)
+	{
+		add_param(f, out, PK_FLOAT8)->f8 = d;
+		return;
+	}
+	if (whole)
+		edm_format_int64((int64) d, buf);
+	else
+		edm_format_double(d, buf, &is_string, &annotate);
+	append_typed(out, buf, "float8");
+}
+
+static void
+lit_int(OdFilter *f, StringInfo out, OdParamKind kind, int64 v)
+{
+	char		buf[24];
+
+	if (f->param_base >= 0)
+	{
+		add_param(f, out, kind)->i8 = v;
+		return;
+	}
+	edm_format_int64(v, buf);
+	if (kind == PK_INT4)
+		appendStringInfoString(out, buf);
+	else
+		append_typed(out, buf, kind == PK_NUMERIC ? "numeric" : "int8");
+}
+
+static void
+lit_timestamptz(OdFilter *f, StringInfo out, int64 ticks)
+{
+	char		buf[EDM_DATETIME_TEXT_LEN + 1];
+
+	if (f->param_base >= 0)
+	{
+		add_param(f, out, PK_TIMESTAMPTZ)->i8 = (ticks - EDM_TICKS_PG_EPOCH) / 10;
+		return;
+	}
+	edm_format_datetime(ticks, buf);
+	append_typed(out, buf, "timestamptz");
+}
+
+static void
+lit_bytes(OdFilter *f, StringInfo out, OdParamKind kind, const uint8 *bytes, uint32 len)
+{
+	StringInfoData text;
+	static const char digits[] = "0123456789abcdef";
+
+	if (f->param_base >= 0)
+	{
+		OdParam    *p = add_param(f, out, kind);
+
+		p->bytes = bytes;
+		p->len = len;
+		return;
+	}
+	initStringInfo(&text);
+	if (kind == PK_UUID)
+	{
+		enlargeStringInfo(&text, EDM_GUID_TEXT_LEN + 1);
+		edm_format_guid(bytes, text.data);
+	}
+	else
+	{
+		appendStringInfoString(&text, "\\x");	/* bytea's hex input form */
+		for (uint32 k = 0; k < len; k++)
+		{
+			appendStringInfoChar(&text, digits[bytes[k] >> 4]);
+			appendStringInfoChar(&text, digits[bytes[k] & 15]);
+		}
+	}
+	append_typed(out, text.data, kind == PK_UUID ? "uuid" : "bytea");
+	pfree(text.data);
+}
+
+static void
+emit_key_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 {
 	if (n->lit.type != EDM_STRING)
 	{
@@ -135,7 +256,7 @@ emit_key_cmp(StringInfo out, const OdNode *n)
 		return;
 	}
 	appendStringInfo(out, "%s %s ", n->prop == PROP_PARTITION_KEY ? "partition_key" : "row_key", op_sql[n->op]);
-	odata_append_sql_literal(out, n->lit.str, n->lit.len);
+	lit_text(f, out, n->lit.str, n->lit.len);
 	appendStringInfoString(out, " COLLATE \"C\"");
 }
 
@@ -144,12 +265,11 @@ emit_key_cmp(StringInfo out, const OdNode *n)
  * plus r ticks, "ts < lit" is "ts <= u" when r > 0, and so on.
  */
 static void
-emit_timestamp_cmp(StringInfo out, const OdNode *n)
+emit_timestamp_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 {
 	int64		ticks = n->lit.i64;
 	int64		r = ticks % 10;
 	OdCmp		op = n->op;
-	char		buf[EDM_DATETIME_TEXT_LEN + 1];
 
 	if (n->lit.type != EDM_DATETIME)
 	{
@@ -165,48 +285,30 @@ emit_timestamp_cmp(StringInfo out, const OdNode *n)
 		}
 		op = (op == CMP_LT) ? CMP_LE : (op == CMP_GE) ? CMP_GT : op;
 	}
-	edm_format_datetime(ticks - r, buf);
 	appendStringInfo(out, "\"timestamp\" %s ", op_sql[op]);
-	append_typed(out, buf, "timestamptz");
+	lit_timestamptz(f, out, ticks - r);
 }
 
 /* String, Guid, Binary: the typed accessor, plus a type test where a mismatch is true. */
 static void
-emit_typed_accessor_cmp(StringInfo out, const OdNode *n, const char *accessor, const char *collate)
+emit_typed_accessor_cmp(OdFilter *f, StringInfo out, const OdNode *n, const char *accessor,
+						const char *collate)
 {
 	bool		arm = mismatch_result(n->op);
-	char		buf[EDM_GUID_TEXT_LEN + 1];
 
 	if (arm)
 		appendStringInfoChar(out, '(');
 	append_accessor(out, accessor, n);
 	appendStringInfo(out, "%s %s ", collate, op_sql[n->op]);
-	switch (n->lit.type)
+	if (n->lit.type == EDM_STRING)
 	{
-		case EDM_STRING:
-			odata_append_sql_literal(out, n->lit.str, n->lit.len);
-			appendStringInfoString(out, collate);
-			break;
-		case EDM_GUID:
-			edm_format_guid(n->lit.guid, buf);
-			append_typed(out, buf, "uuid");
-			break;
-		default:				/* EDM_BINARY: bytea in hex input form */
-			{
-				StringInfoData hex;
-				static const char digits[] = "0123456789abcdef";
-
-				initStringInfo(&hex);
-				appendStringInfoString(&hex, "\\x");
-				for (uint32 k = 0; k < n->lit.len; k++)
-				{
-					appendStringInfoChar(&hex, digits[n->lit.bin[k] >> 4]);
-					appendStringInfoChar(&hex, digits[n->lit.bin[k] & 15]);
-				}
-				append_typed(out, hex.data, "bytea");
-				pfree(hex.data);
-			}
+		lit_text(f, out, n->lit.str, n->lit.len);
+		appendStringInfoString(out, collate);
 	}
+	else if (n->lit.type == EDM_GUID)
+		lit_bytes(f, out, PK_UUID, n->lit.guid, 16);
+	else
+		lit_bytes(f, out, PK_BYTEA, n->lit.bin, n->lit.len);
 	if (arm)
 	{
 		appendStringInfoString(out, " OR ");
@@ -216,50 +318,43 @@ emit_typed_accessor_cmp(StringInfo out, const OdNode *n, const char *accessor, c
 }
 
 static void
-emit_custom_cmp(StringInfo out, const OdNode *n)
+emit_custom_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 {
-	char		buf[EDM_DOUBLE_TEXT_MAX + 8];
-	bool		is_string,
-				annotate;
-
 	switch (n->lit.type)
 	{
 		case EDM_STRING:
-			emit_typed_accessor_cmp(out, n, "prop_string", " COLLATE \"C\"");
+			emit_typed_accessor_cmp(f, out, n, "prop_string", " COLLATE \"C\"");
 			return;
 		case EDM_GUID:
-			emit_typed_accessor_cmp(out, n, "prop_guid", "");
+			emit_typed_accessor_cmp(f, out, n, "prop_guid", "");
 			return;
 		case EDM_BINARY:
-			emit_typed_accessor_cmp(out, n, "prop_binary", "");
+			emit_typed_accessor_cmp(f, out, n, "prop_binary", "");
 			return;
 		case EDM_INT32:
 			append_accessor(out, "filter_key_int32", n);
-			snprintf(buf, sizeof(buf), "%d", n->lit.i32);
 			appendStringInfo(out, " %s ", op_sql[n->op]);
-			append_typed(out, buf, "float8");
+			lit_float8(f, out, (double) n->lit.i32, true);
 			return;
 		case EDM_INT64:
 			append_accessor(out, "filter_key_int64", n);
-			edm_format_int64(n->lit.i64, buf);
 			appendStringInfo(out, " %s ", op_sql[n->op]);
-			append_typed(out, buf, "numeric");
+			lit_int(f, out, PK_NUMERIC, n->lit.i64);
 			return;
 		case EDM_DOUBLE:
 			append_accessor(out, "filter_key_double", n);
-			edm_format_double(n->lit.dbl, buf, &is_string, &annotate);
 			appendStringInfo(out, " %s ", op_sql[n->op]);
-			append_typed(out, buf, "float8");
+			lit_float8(f, out, n->lit.dbl, false);
 			return;
 		case EDM_BOOLEAN:
 			append_accessor(out, "filter_key_bool", n);
-			appendStringInfo(out, " %s %d", op_sql[n->op], n->lit.b ? 1 : 0);
+			appendStringInfo(out, " %s ", op_sql[n->op]);
+			lit_int(f, out, PK_INT4, n->lit.b ? 1 : 0);
 			return;
 		case EDM_DATETIME:
 			append_accessor(out, "filter_key_datetime", n);
-			edm_format_int64(n->lit.i64, buf);
 			appendStringInfo(out, " %s ", op_sql[n->op]);
-			append_typed(out, buf, "int8");
+			lit_int(f, out, PK_INT8, n->lit.i64);
 			return;
 		default:
 			Assert(false);
@@ -267,21 +362,21 @@ emit_custom_cmp(StringInfo out, const OdNode *n)
 }
 
 static void
-emit_cmp(StringInfo out, const OdNode *n)
+emit_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 {
 	switch (n->prop)
 	{
 		case PROP_PARTITION_KEY:
 		case PROP_ROW_KEY:
-			emit_key_cmp(out, n);	/* keys are always present */
+			emit_key_cmp(f, out, n);	/* keys are always present */
 			return;
 		case PROP_TIMESTAMP:
-			emit_timestamp_cmp(out, n);
+			emit_timestamp_cmp(f, out, n);
 			return;
 		case PROP_CUSTOM:
 			if (n->or_absent)
 				appendStringInfoChar(out, '(');
-			emit_custom_cmp(out, n);
+			emit_custom_cmp(f, out, n);
 			if (n->or_absent)
 			{
 				appendStringInfoString(out, " OR NOT (" PROPS_COL " OPERATOR(tablestore.?) ");
@@ -298,9 +393,9 @@ is_key_string_eq(const OdNode *n, OdProp prop)
 	return n->kind == N_CMP && n->prop == prop && n->op == CMP_EQ && n->lit.type == EDM_STRING;
 }
 
-/* "RowKey eq 'a' or RowKey eq 'b'" as "row_key IN (...)": one ordered index scan. */
+/* "RowKey eq 'a' or RowKey eq 'b'" as "row_key IN (...)": one index scan. */
 static bool
-emit_key_in_list(StringInfo out, const OdNode *n)
+emit_key_in_list(OdFilter *f, StringInfo out, const OdNode *n)
 {
 	OdProp		prop;
 
@@ -317,7 +412,7 @@ emit_key_in_list(StringInfo out, const OdNode *n)
 	{
 		if (k > 0)
 			appendStringInfoString(out, ", ");
-		odata_append_sql_literal(out, n->kids[k]->lit.str, n->kids[k]->lit.len);
+		lit_text(f, out, n->kids[k]->lit.str, n->kids[k]->lit.len);
 		appendStringInfoString(out, " COLLATE \"C\"");
 	}
 	appendStringInfoChar(out, ')');
@@ -325,22 +420,22 @@ emit_key_in_list(StringInfo out, const OdNode *n)
 }
 
 static void
-emit(StringInfo out, const OdNode *n)
+emit(OdFilter *f, StringInfo out, const OdNode *n)
 {
 	TS_CHECK_STACK();
 	if (n->kind == N_CMP)
 	{
-		emit_cmp(out, n);
+		emit_cmp(f, out, n);
 		return;
 	}
-	if (emit_key_in_list(out, n))
+	if (emit_key_in_list(f, out, n))
 		return;
 	appendStringInfoChar(out, '(');
 	for (int k = 0; k < n->nkids; k++)
 	{
 		if (k > 0)
 			appendStringInfoString(out, n->kind == N_AND ? " AND " : " OR ");
-		emit(out, n->kids[k]);
+		emit(f, out, n->kids[k]);
 	}
 	appendStringInfoChar(out, ')');
 }
@@ -365,6 +460,45 @@ is_key_bound(const OdNode *n)
 		n->lit.type == EDM_STRING && n->op != CMP_NE;
 }
 
+static int
+literal_cmp(const OdLiteral *a, const OdLiteral *b)
+{
+	int			c = memcmp(a->str, b->str, Min(a->len, b->len));
+
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* Narrow the RowKey range of a dense filter by one bound. */
+static void
+narrow_range(OdFilter *f, const OdNode *n)
+{
+	const OdLiteral *v = &n->lit;
+	bool		lower = n->op == CMP_GE || n->op == CMP_GT || n->op == CMP_EQ;
+	bool		upper = n->op == CMP_LE || n->op == CMP_LT || n->op == CMP_EQ;
+	bool		incl = n->op != CMP_GT && n->op != CMP_LT;
+
+	if (lower)
+	{
+		int			c = f->range_lo ? literal_cmp(v, f->range_lo) : 1;
+
+		if (c > 0 || (c == 0 && !incl))
+		{
+			f->range_lo = v;
+			f->range_lo_incl = incl;
+		}
+	}
+	if (upper)
+	{
+		int			c = f->range_hi ? literal_cmp(v, f->range_hi) : -1;
+
+		if (c < 0 || (c == 0 && !incl))
+		{
+			f->range_hi = v;
+			f->range_hi_incl = incl;
+		}
+	}
+}
+
 static void
 describe_conjuncts(OdFilter *f)
 {
@@ -380,7 +514,7 @@ describe_conjuncts(OdFilter *f)
 		if (is_key_bound(conj[k]))
 		{
 			appendStringInfoString(f->key_bounds, nbounds++ ? " AND " : "");
-			emit_key_cmp(f->key_bounds, conj[k]);
+			emit_key_cmp(f, f->key_bounds, conj[k]);
 			has_pk_eq |= is_key_string_eq(conj[k], PROP_PARTITION_KEY);
 		}
 		else
@@ -389,12 +523,46 @@ describe_conjuncts(OdFilter *f)
 	if (nbounds == 0)
 		appendStringInfoString(f->key_bounds, "true");
 	f->dense = has_pk_eq && all_bounds;
+	if (!f->dense)
+		return;
+	/*
+	 * The key range of a dense filter whose PartitionKey conjuncts are all equalities (different
+	 * ones make it empty); with another PartitionKey comparison the range is left to SQL.
+	 */
+	for (int k = 0; k < nconj; k++)
+	{
+		if (conj[k]->prop == PROP_PARTITION_KEY && conj[k]->op != CMP_EQ)
+		{
+			f->range_pk = NULL;
+			return;
+		}
+	}
+	for (int k = 0; k < nconj; k++)
+	{
+		if (conj[k]->prop == PROP_PARTITION_KEY)
+		{
+			if (f->range_pk && literal_cmp(f->range_pk, &conj[k]->lit) != 0)
+				f->range_empty = true;
+			f->range_pk = &conj[k]->lit;
+		}
+		else
+			narrow_range(f, conj[k]);
+	}
+	if (f->range_lo && f->range_hi)
+	{
+		int			c = literal_cmp(f->range_lo, f->range_hi);
+
+		if (c > 0 || (c == 0 && !(f->range_lo_incl && f->range_hi_incl)))
+			f->range_empty = true;
+	}
 }
 
 bool
-odata_translate(const char *filter, size_t len, int max_comparisons, OdFilter *out, TsError *err)
+odata_translate(const char *filter, size_t len, int max_comparisons, int param_base, OdFilter *out,
+				TsError *err)
 {
 	memset(out, 0, sizeof(*out));
+	out->param_base = param_base;
 	out->sql = makeStringInfo();
 	out->key_bounds = makeStringInfo();
 	out->root = odata_parse(filter, len, max_comparisons, &out->ncomparisons, err);
@@ -409,7 +577,7 @@ odata_translate(const char *filter, size_t len, int max_comparisons, OdFilter *o
 		return true;
 	}
 	out->root = to_nnf(out->root, false);
-	emit(out->sql, out->root);
+	emit(out, out->sql, out->root);
 	out->keys_only = keys_only(out->root);
 	describe_conjuncts(out);
 	return true;

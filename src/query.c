@@ -14,7 +14,9 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "fast_path.h"
 #include "funcapi.h"
+#include "tcop/dest.h"
 #include "odata.h"
 #include "query.h"
 #include "select_list.h"
@@ -23,8 +25,12 @@
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 #include "storage/proc.h"
 #include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include <xxhash.h>
 
 int			ts_max_filter_comparisons = ODATA_DEFAULT_MAX_COMPARISONS;
 int			ts_query_time_budget_ms = 5000;
@@ -33,14 +39,159 @@ int			ts_query_time_budget_ms = 5000;
 #define KEY_ORDER "ORDER BY partition_key, row_key"
 #define PAGE_MAX 1000
 
+#define INLINE_LITERALS (-1)
+
+/* Translate a $filter (NULL: everything); param_base as for odata_translate. */
 static void
-translate_or_raise(text *filter, OdFilter *f)
+translate_or_raise(text *filter, OdFilter *f, int param_base)
 {
 	TsError		err = {0};
 
 	if (!odata_translate(filter ? VARDATA_ANY(filter) : "", filter ? VARSIZE_ANY_EXHDR(filter) : 0,
-						 ts_max_filter_comparisons, f, &err))
+						 ts_max_filter_comparisons, param_base, f, &err))
 		ts_raise(&err);
+}
+
+/* The SQL type and value of each recorded parameter, after the first `base` slots. */
+static void
+bind_params(const OdFilter *f, int base, Oid *types, Datum *values)
+{
+	for (int k = 0; k < f->nparams; k++)
+	{
+		const OdParam *p = &f->params[k];
+		Oid		   *t = &types[base + k];
+		Datum	   *v = &values[base + k];
+
+		switch (p->kind)
+		{
+			case PK_TEXT:
+				*t = TEXTOID;
+				*v = PointerGetDatum(cstring_to_text_with_len(p->str, p->len));
+				break;
+			case PK_FLOAT8:
+				*t = FLOAT8OID;
+				*v = Float8GetDatum(p->f8);
+				break;
+			case PK_NUMERIC:
+				*t = NUMERICOID;
+				*v = NumericGetDatum(int64_to_numeric(p->i8));
+				break;
+			case PK_INT8:
+				*t = INT8OID;
+				*v = Int64GetDatum(p->i8);
+				break;
+			case PK_INT4:
+				*t = INT4OID;
+				*v = Int32GetDatum((int32) p->i8);
+				break;
+			case PK_TIMESTAMPTZ:
+				*t = TIMESTAMPTZOID;
+				*v = TimestampTzGetDatum((TimestampTz) p->i8);
+				break;
+			case PK_UUID:
+				{
+					pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
+
+					memcpy(u->data, p->bytes, UUID_LEN);
+					*t = UUIDOID;
+					*v = UUIDPGetDatum(u);
+					break;
+				}
+			case PK_BYTEA:
+				{
+					bytea	   *b = palloc(VARHDRSZ + p->len);
+
+					SET_VARSIZE(b, VARHDRSZ + p->len);
+					memcpy(VARDATA(b), p->bytes, p->len);
+					*t = BYTEAOID;
+					*v = PointerGetDatum(b);
+					break;
+				}
+		}
+	}
+}
+
+/*
+ * Prepared query statements, kept for the backend's life and shared by all calls whose filters
+ * have the same shape (literal values are parameters). Keyed by a hash of the text and argument
+ * types; the text is compared on a hit. Bounded: when full, all are forgotten.
+ */
+#define QUERY_PLAN_CACHE_MAX 256
+
+typedef struct QueryPlanEntry
+{
+	uint64		hash;			/* the key */
+	char	   *sql;
+	int			nargs;
+	Oid		   *types;
+	SPIPlanPtr	plan;
+} QueryPlanEntry;
+
+static HTAB *query_plans = NULL;
+
+static void
+forget_query_plans(void)
+{
+	HASH_SEQ_STATUS seq;
+	QueryPlanEntry *e;
+
+	hash_seq_init(&seq, query_plans);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		SPI_freeplan(e->plan);
+		pfree(e->sql);
+		pfree(e->types);
+	}
+	hash_destroy(query_plans);
+	query_plans = NULL;
+}
+
+/* The saved plan of sql with these argument types; call between SPI_connect and SPI_finish. */
+static SPIPlanPtr
+cached_plan(const char *sql, int nargs, Oid *types, int cursor_options)
+{
+	uint64		hash = XXH3_64bits_withSeed(sql, strlen(sql), (uint64) cursor_options);
+	QueryPlanEntry *e;
+	bool		found;
+	SPIPlanPtr	plan;
+
+	hash = XXH3_64bits_withSeed(types, sizeof(Oid) * nargs, hash);
+	if (query_plans != NULL && hash_get_num_entries(query_plans) >= QUERY_PLAN_CACHE_MAX)
+		forget_query_plans();
+	if (query_plans == NULL)
+	{
+		HASHCTL		ctl = {0};
+
+		ctl.keysize = sizeof(uint64);
+		ctl.entrysize = sizeof(QueryPlanEntry);
+		query_plans = hash_create("tablestore query plans", 64, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	e = hash_search(query_plans, &hash, HASH_ENTER, &found);
+	if (found && e->nargs == nargs && strcmp(e->sql, sql) == 0 &&
+		memcmp(e->types, types, sizeof(Oid) * nargs) == 0)
+		return e->plan;
+	if (found)
+	{
+		/* a hash collision: replace the entry */
+		SPI_freeplan(e->plan);
+		pfree(e->sql);
+		pfree(e->types);
+	}
+	e->hash = hash;
+	e->sql = NULL;
+	plan = SPI_prepare_cursor(sql, nargs, types, cursor_options);
+	if (plan == NULL)
+	{
+		hash_search(query_plans, &hash, HASH_REMOVE, NULL);
+		elog(ERROR, "tablestore: could not prepare a query: %s", SPI_result_code_string(SPI_result));
+	}
+	SPI_keepplan(plan);
+	e->plan = plan;
+	e->nargs = nargs;
+	e->sql = MemoryContextStrdup(TopMemoryContext, sql);
+	e->types = MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * Max(nargs, 1));
+	memcpy(e->types, types, sizeof(Oid) * nargs);
+	return plan;
 }
 
 static int
@@ -120,7 +271,7 @@ tablestore_query_sql(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f);
+	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, INLINE_LITERALS);
 	top = check_top(fcinfo, 2, true);
 	if (PG_ARGISNULL(3) && !PG_ARGISNULL(4))
 		ts_raisef(TSE_QUERY_ARG, "a continuation with NextRowKey needs NextPartitionKey");
@@ -148,7 +299,7 @@ tablestore_explain_query(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f);
+	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, INLINE_LITERALS);
 	top = check_top(fcinfo, 2, true);
 	if (PG_ARGISNULL(3) && !PG_ARGISNULL(4))
 		ts_raisef(TSE_QUERY_ARG, "a continuation with NextRowKey needs NextPartitionKey");
@@ -180,11 +331,97 @@ tablestore_odata_to_sql(PG_FUNCTION_ARGS)
 {
 	OdFilter	f;
 
-	translate_or_raise(PG_GETARG_TEXT_PP(0), &f);
+	translate_or_raise(PG_GETARG_TEXT_PP(0), &f, INLINE_LITERALS);
 	PG_RETURN_TEXT_P(cstring_to_text(f.sql->data));
 }
 
 /* ------------------------------------------------------------------ query_entities */
+
+/*
+ * Rows of the query go straight into the function's result tuplestore through this receiver,
+ * projected onto $select, so that the query runs to completion in one go (and may use parallel
+ * workers, which a cursor may not) without holding all rows in SPI's memory.
+ */
+typedef struct ResultReceiver
+{
+	DestReceiver pub;
+	Tuplestorestate *store;
+	TupleDesc	desc;
+	SelectList *sel;
+	MemoryContext row_cxt;		/* reset after each row */
+} ResultReceiver;
+
+/* One result row: projected onto $select and stored. */
+static void
+put_result_row(ResultReceiver *r, const Datum *in_values, const bool *in_nulls)
+{
+	MemoryContext old = MemoryContextSwitchTo(r->row_cxt);
+	Datum		values[5];
+	bool		nulls[5];
+
+	CHECK_FOR_INTERRUPTS();
+	memcpy(values, in_values, sizeof(values));
+	memcpy(nulls, in_nulls, sizeof(nulls));
+	if (r->sel != NULL && !nulls[4])
+	{
+		EntityView	v;
+
+		entity_view_of(&v, DatumGetEntityPP(values[4]));
+		values[4] = PointerGetDatum(entity_project(&v, r->sel));
+	}
+	tuplestore_putvalues(r->store, r->desc, values, nulls);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(r->row_cxt);
+}
+
+static bool
+result_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	slot_getallattrs(slot);
+	put_result_row((ResultReceiver *) self, slot->tts_values, slot->tts_isnull);
+	return true;
+}
+
+/* The direct range scan's rows, up to $top. */
+typedef struct RangeRows
+{
+	ResultReceiver *receiver;
+	int64		remaining;		/* -1: no $top */
+} RangeRows;
+
+static bool
+range_row(void *arg, Datum *values, bool *nulls)
+{
+	RangeRows  *rr = arg;
+
+	if (rr->remaining == 0)
+		return false;
+	put_result_row(rr->receiver, values, nulls);
+	if (rr->remaining > 0)
+		rr->remaining--;
+	return rr->remaining != 0;
+}
+
+static text *
+literal_text(const OdLiteral *lit)
+{
+	return lit ? cstring_to_text_with_len(lit->str, lit->len) : NULL;
+}
+
+static void
+result_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+result_shutdown(DestReceiver *self)
+{
+}
+
+static void
+result_destroy(DestReceiver *self)
+{
+}
 
 PG_FUNCTION_INFO_V1(tablestore_query_entities);
 Datum
@@ -193,63 +430,70 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TsTable		t;
 	OdFilter	f;
-	SelectList *sel;
 	int			top;
 	StringInfoData sql;
-	Portal		portal;
 	SPIPlanPtr	plan;
-	MemoryContext batch_cxt;
+	SPIExecuteOptions options = {0};
+	ResultReceiver receiver = {0};
 	int			guc_level;
+	Oid		   *types;
+	Datum	   *values;
 
 	if (PG_ARGISNULL(0))
 		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f);
-	sel = select_list_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
+	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, 0);
+	receiver.sel = select_list_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
 	top = check_top(fcinfo, 3, true);
 
 	InitMaterializedSRF(fcinfo, 0);
+	receiver.pub.receiveSlot = result_receive;
+	receiver.pub.rStartup = result_startup;
+	receiver.pub.rShutdown = result_shutdown;
+	receiver.pub.rDestroy = result_destroy;
+	receiver.pub.mydest = DestNone;
+	receiver.store = rsinfo->setResult;
+	receiver.desc = rsinfo->setDesc;
+	receiver.row_cxt = AllocSetContextCreate(CurrentMemoryContext, "tablestore query row", ALLOCSET_DEFAULT_SIZES);
+	/* a partition's RowKey range: straight from the primary key */
+	if (f.range_pk != NULL)
+	{
+		RangeRows	rr = {&receiver, top > 0 ? top : -1};
+
+		if (f.range_empty ||
+			fast_scan_range(&t, literal_text(f.range_pk), literal_text(f.range_lo), f.range_lo_incl,
+							literal_text(f.range_hi), f.range_hi_incl, range_row, &rr) == FAST_OK)
+		{
+			MemoryContextDelete(receiver.row_cxt);
+			return (Datum) 0;
+		}
+	}
+
 	initStringInfo(&sql);
 	build_select(&sql, &t, &f, top, NULL, NULL);
 
-	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "tablestore query batch", ALLOCSET_DEFAULT_SIZES);
 	guc_level = begin_query_settings(&f);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "tablestore: SPI_connect failed");
-	plan = SPI_prepare(sql.data, 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "tablestore: could not prepare the query: %s", SPI_result_code_string(SPI_result));
-	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
-	for (;;)
+	types = palloc(sizeof(Oid) * (f.nparams + 1));
+	values = palloc(sizeof(Datum) * (f.nparams + 1));
+	bind_params(&f, 0, types, values);
+	plan = cached_plan(sql.data, f.nparams, types, CURSOR_OPT_PARALLEL_OK);
+	options.params = makeParamList(f.nparams);
+	for (int k = 0; k < f.nparams; k++)
 	{
-		SPI_cursor_fetch(portal, true, 1000);
-		if (SPI_processed == 0)
-			break;
-		for (uint64 r = 0; r < SPI_processed; r++)
-		{
-			Datum		values[5];
-			bool		nulls[5];
-			MemoryContext old = MemoryContextSwitchTo(batch_cxt);
-
-			CHECK_FOR_INTERRUPTS();
-			heap_deform_tuple(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, values, nulls);
-			if (sel != NULL && !nulls[4])
-			{
-				EntityView	v;
-
-				entity_view_of(&v, DatumGetEntityPP(values[4]));
-				values[4] = PointerGetDatum(entity_project(&v, sel));
-			}
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(batch_cxt);
-		}
-		SPI_freetuptable(SPI_tuptable);
+		options.params->params[k].value = values[k];
+		options.params->params[k].isnull = false;
+		options.params->params[k].pflags = PARAM_FLAG_CONST;
+		options.params->params[k].ptype = types[k];
 	}
-	SPI_cursor_close(portal);
+	options.read_only = true;
+	options.dest = &receiver.pub;
+	if (SPI_execute_plan_extended(plan, &options) < 0)
+		elog(ERROR, "tablestore: the query failed");
 	SPI_finish();
 	AtEOXact_GUC(true, guc_level);
-	MemoryContextDelete(batch_cxt);
+	MemoryContextDelete(receiver.row_cxt);
 	return (Datum) 0;
 }
 
@@ -290,17 +534,14 @@ append_timestamp(StringInfo out, TimestampTz ts)
 
 /* One entity of a page: odata.etag, the keys, Timestamp, then the (selected) properties. */
 static void
-append_page_entity(ResultPage *pg, HeapTuple tup, TupleDesc desc)
+append_page_entity(ResultPage *pg, const Datum *values)
 {
 	StringInfo	out = &pg->json;
-	Datum		values[5];
-	bool		nulls[5];
 	EntityView	v;
 	text	   *pk,
 			   *rk,
 			   *etag;
 
-	heap_deform_tuple(tup, desc, values, nulls);
 	pk = DatumGetTextPP(values[0]);
 	rk = DatumGetTextPP(values[1]);
 	etag = DatumGetTextPP(values[3]);
@@ -368,7 +609,11 @@ take_rows(ResultPage *pg, int top)
 		CHECK_FOR_INTERRUPTS();
 		if (pg->count < top)
 		{
-			append_page_entity(pg, tup, SPI_tuptable->tupdesc);
+			Datum		values[5];
+			bool		nulls[5];
+
+			heap_deform_tuple(tup, SPI_tuptable->tupdesc, values, nulls);
+			append_page_entity(pg, values);
 			continue;
 		}
 		pg->next_pk = spi_text_column(pg, tup, SPI_tuptable->tupdesc, 1);
@@ -378,20 +623,69 @@ take_rows(ResultPage *pg, int top)
 	SPI_freetuptable(SPI_tuptable);
 }
 
-static SPIPlanPtr
-prepare(const char *sql, int nargs, Oid *types)
+/* The direct range scan's rows: top of them into the page, the next one as the continuation. */
+typedef struct PageRows
 {
-	SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
+	ResultPage *pg;
+	int			top;
+} PageRows;
 
-	if (p == NULL)
-		elog(ERROR, "tablestore: could not prepare a page query: %s", SPI_result_code_string(SPI_result));
-	return p;
+static bool
+page_row(void *arg, Datum *values, bool *nulls)
+{
+	PageRows   *pr = arg;
+
+	CHECK_FOR_INTERRUPTS();
+	if (pr->pg->count < pr->top)
+	{
+		append_page_entity(pr->pg, values);
+		return true;
+	}
+	pr->pg->next_pk = DatumGetTextPCopy(values[0]);
+	pr->pg->next_rk = DatumGetTextPCopy(values[1]);
+	return false;
 }
 
-static void
-exec_plan(SPIPlanPtr plan, Datum *args)
+static int
+text_cmp_bytes(text *a, text *b)
 {
-	if (SPI_execute_plan(plan, args, NULL, true, 0) < 0)
+	int			la = VARSIZE_ANY_EXHDR(a),
+				lb = VARSIZE_ANY_EXHDR(b);
+	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+/*
+ * A dense filter's page straight from the primary key, from the continuation (pos) on. Returns
+ * false when the direct path does not apply.
+ */
+static bool
+page_from_range(ResultPage *pg, const TsTable *t, const OdFilter *f, int top, text *pos_pk, text *pos_rk)
+{
+	PageRows	pr = {pg, top};
+	text	   *pk = literal_text(f->range_pk);
+	text	   *lo = literal_text(f->range_lo);
+	bool		lo_incl = f->range_lo_incl;
+	int			c = text_cmp_bytes(pos_pk, pk);
+
+	if (f->range_empty || c > 0)
+		return true;			/* nothing in the range, or all of it before the continuation */
+	if (c == 0 && (lo == NULL || text_cmp_bytes(pos_rk, lo) >= 0))
+	{
+		/* resume at the continuation, inside the partition */
+		lo_incl = lo == NULL || text_cmp_bytes(pos_rk, lo) > 0 || lo_incl;
+		lo = pos_rk;
+	}
+	return fast_scan_range(t, pk, lo, lo_incl, literal_text(f->range_hi), f->range_hi_incl,
+						   page_row, &pr) == FAST_OK;
+}
+
+/* Execute a page statement: args 0-4 are the positions and the limit, the filter's follow. */
+static void
+exec_plan(SPIPlanPtr plan, Datum *args, const char *nulls)
+{
+	if (SPI_execute_plan(plan, args, nulls, true, 0) < 0)
 		elog(ERROR, "tablestore: a page query failed");
 }
 
@@ -424,15 +718,17 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 	text	   *pos_pk,
 			   *pos_rk;
 	StringInfoData sql;
-	Oid			types[5] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID};
-	Datum		args[5];
+	Oid		   *types;
+	Datum	   *args;
+	char	   *nulls;
+	int			nargs;
 	int			guc_level;
 	TimestampTz deadline = page_deadline();
 
 	if (PG_ARGISNULL(0))
 		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f);
+	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, 5);
 	pg.sel = select_list_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
 	top = check_top(fcinfo, 3, false);
 	if (PG_ARGISNULL(4) && !PG_ARGISNULL(5))
@@ -442,6 +738,21 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 	initStringInfo(&pg.json);
 	appendStringInfoString(&pg.json, "{\"value\":[");
 	pg.outer = CurrentMemoryContext;
+
+	/* $1, $2: the position; $3, $4: the end of a chunk; $5: a limit or offset; then the filter's */
+	nargs = 5 + f.nparams;
+	types = palloc(sizeof(Oid) * nargs);
+	args = palloc0(sizeof(Datum) * nargs);
+	nulls = palloc(nargs + 1);
+	memset(nulls, ' ', nargs);
+	nulls[nargs] = '\0';
+	types[0] = types[1] = types[2] = types[3] = TEXTOID;
+	types[4] = INT8OID;
+	nulls[2] = nulls[3] = 'n';
+	bind_params(&f, 5, types, args);
+
+	if (f.range_pk != NULL && page_from_range(&pg, &t, &f, top, pos_pk, pos_rk))
+		goto done;
 
 	guc_level = begin_query_settings(&f);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -454,9 +765,8 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 						 KEY_ORDER " LIMIT $5", t.qualified, f.sql->data);
 		args[0] = PointerGetDatum(pos_pk);
 		args[1] = PointerGetDatum(pos_rk);
-		args[2] = args[3] = (Datum) 0;
 		args[4] = Int64GetDatum(top + 1);
-		exec_plan(prepare(sql.data, 5, types), args);
+		exec_plan(cached_plan(sql.data, nargs, types, 0), args, nulls);
 		take_rows(&pg, top);
 	}
 	else
@@ -468,15 +778,15 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 
 		appendStringInfo(&sql, "SELECT partition_key, row_key FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
 						 KEY_ORDER " OFFSET $5 LIMIT 1", t.qualified, f.key_bounds->data);
-		probe = prepare(sql.data, 5, types);
+		probe = cached_plan(sql.data, nargs, types, 0);
 		resetStringInfo(&sql);
 		appendStringInfo(&sql, "SELECT " ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
 						 "AND (partition_key, row_key) < ($3, $4) " KEY_ORDER " LIMIT $5", t.qualified, f.sql->data);
-		bounded = prepare(sql.data, 5, types);
+		bounded = cached_plan(sql.data, nargs, types, 0);
 		resetStringInfo(&sql);
 		appendStringInfo(&sql, "SELECT " ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
 						 KEY_ORDER " LIMIT $5", t.qualified, f.sql->data);
-		open = prepare(sql.data, 5, types);
+		open = cached_plan(sql.data, nargs, types, 0);
 
 		for (;;)
 		{
@@ -488,9 +798,9 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 			/* where this chunk of the key order ends: the entity `chunk` rows ahead, if any */
 			args[0] = PointerGetDatum(pos_pk);
 			args[1] = PointerGetDatum(pos_rk);
-			args[2] = args[3] = (Datum) 0;
 			args[4] = Int64GetDatum(chunk);
-			exec_plan(probe, args);
+			nulls[2] = nulls[3] = 'n';
+			exec_plan(probe, args, nulls);
 			if (SPI_processed > 0)
 			{
 				end_pk = spi_text_column(&pg, SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
@@ -499,8 +809,9 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 			SPI_freetuptable(SPI_tuptable);
 			args[2] = PointerGetDatum(end_pk);
 			args[3] = PointerGetDatum(end_rk);
+			nulls[2] = nulls[3] = end_pk ? ' ' : 'n';
 			args[4] = Int64GetDatum(top + 1 - pg.count);
-			exec_plan(end_pk ? bounded : open, args);
+			exec_plan(end_pk ? bounded : open, args, nulls);
 			take_rows(&pg, top);
 			if (pg.next_pk != NULL || end_pk == NULL)
 				break;			/* page full with a known next entity, or the scan reached the end */
@@ -521,6 +832,7 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 	SPI_finish();
 	AtEOXact_GUC(true, guc_level);
 
+done:
 	appendStringInfoChar(&pg.json, ']');
 	if (pg.next_pk != NULL)
 	{

@@ -152,6 +152,8 @@ entity_build(PropRef *props, int nprops, const EntityKeys *keys, int options, Ts
 		return NULL;
 
 	service_size = keys_service_size(keys);
+	if (options & ENTITY_BUILD_KEYS_APART)
+		keys = &no_keys;		/* checked and counted, not stored */
 	data_size = (keys->has_pk ? keys->pk_len : 0) + (keys->has_rk ? keys->rk_len : 0);
 	for (int i = 0; i < nprops; i++)
 	{
@@ -162,21 +164,27 @@ entity_build(PropRef *props, int nprops, const EntityKeys *keys, int options, Ts
 			ts_fail(err, TSE_NAME_TOO_LONG, "a property name is longer than %d characters", TS_MAX_NAME_UTF16);
 			return NULL;
 		}
-		if (p->type == EDM_STRING &&
-			edm_utf16_len((const char *) p->val, p->val_len) > TS_MAX_STRING_UTF16)
+		if (p->type == EDM_STRING)
 		{
-			ts_fail(err, TSE_VALUE_TOO_LARGE, "the String property \"%s\" is longer than %d UTF-16 code units",
-					ts_excerpt(ex, sizeof(ex), p->name, p->name_len), TS_MAX_STRING_UTF16);
-			return NULL;
+			uint32		u16 = edm_utf16_len((const char *) p->val, p->val_len);
+
+			if (u16 > TS_MAX_STRING_UTF16)
+			{
+				ts_fail(err, TSE_VALUE_TOO_LARGE, "the String property \"%s\" is longer than %d UTF-16 code units",
+						ts_excerpt(ex, sizeof(ex), p->name, p->name_len), TS_MAX_STRING_UTF16);
+				return NULL;
+			}
+			service_size += 2 * (uint64) u16 + 4;
 		}
-		if (p->type == EDM_BINARY && p->val_len > TS_MAX_BINARY_BYTES)
+		else if (p->type == EDM_BINARY && p->val_len > TS_MAX_BINARY_BYTES)
 		{
 			ts_fail(err, TSE_VALUE_TOO_LARGE, "the Binary property \"%s\" is longer than %d bytes",
 					ts_excerpt(ex, sizeof(ex), p->name, p->name_len), TS_MAX_BINARY_BYTES);
 			return NULL;
 		}
-		service_size += 8 + 2 * (uint64) edm_utf16_len(p->name, p->name_len) +
-			value_service_size(p->type, p->val, p->val_len);
+		else
+			service_size += value_service_size(p->type, p->val, p->val_len);
+		service_size += 8 + 2 * (uint64) edm_utf16_len(p->name, p->name_len);
 		data_size += p->name_len + p->val_len;
 	}
 	if (service_size > TS_MAX_ENTITY_SIZE)

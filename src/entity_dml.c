@@ -134,21 +134,6 @@ ts_spi_connect(void)
 		elog(ERROR, "tablestore: SPI_connect failed");
 }
 
-/* Is the named index the primary key of the table? (The INSERT that failed holds its lock.) */
-static bool
-is_primary_key_index(const TsTable *t, const char *index_name)
-{
-	Relation	rel;
-	Oid			pk;
-
-	if (index_name == NULL)
-		return false;
-	rel = relation_open(t->relid, NoLock);
-	pk = RelationGetPrimaryKeyIndex(rel);
-	relation_close(rel, NoLock);
-	return OidIsValid(pk) && pk == get_relname_relid(index_name, get_rel_namespace(t->relid));
-}
-
 PG_FUNCTION_INFO_V1(tablestore_insert_entity);
 Datum
 tablestore_insert_entity(PG_FUNCTION_ARGS)
@@ -190,7 +175,7 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 
 		MemoryContextSwitchTo(outer);
 		edata = CopyErrorData();
-		if (edata->sqlerrcode == ERRCODE_UNIQUE_VIOLATION && is_primary_key_index(&t, edata->constraint_name))
+		if (edata->sqlerrcode == ERRCODE_UNIQUE_VIOLATION && ts_table_is_primary_key(&t, edata->constraint_name))
 		{
 			FlushErrorState();
 			ts_raisef(TSE_ENTITY_EXISTS, "the entity %s already exists",

@@ -141,6 +141,8 @@ entity_view_find(const EntityView *v, const char *name, uint32 len)
 
 /* entity_build.c */
 #define ENTITY_BUILD_SORT		0x01	/* props are in any order: sort them (and find duplicates) */
+#define ENTITY_BUILD_KEYS_APART	0x02	/* check the keys and count them in the size, but leave them
+										 * out of the result (a table row keeps them in columns) */
 
 extern struct varlena *entity_build(PropRef *props, int nprops, const EntityKeys *keys,
 									int options, TsError *err);
@@ -150,6 +152,21 @@ extern bool entity_check_size(const EntityView *v, const EntityKeys *keys, TsErr
 
 /* entity_json_in.c */
 extern struct varlena *entity_from_json(const char *json, size_t len, TsError *err);
+
+/*
+ * The same, for a table row: the result holds the properties only and *keys the keys (pointing
+ * into json, or into memory allocated in the current context when they had escapes). With
+ * consumed, the object may be followed by other text and *consumed is its length.
+ */
+extern struct varlena *entity_from_json_keys_apart(const char *json, size_t len, EntityKeys *keys,
+												   size_t *consumed, TsError *err);
+
+/*
+ * Read the JSON string whose opening quote is json[*pos]: its contents, decoded (pointing into
+ * json when it has no escapes, else allocated), and *pos just past its closing quote.
+ */
+extern bool json_read_string(const char *json, size_t len, size_t *pos, const char **val,
+							 uint32 *val_len, TsError *err);
 
 /* entity_json_out.c */
 #define ENTITY_JSON_FOR_JSONB	0x01	/* -0 as the string "-0": jsonb's numeric has no -0 */

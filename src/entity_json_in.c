@@ -452,9 +452,9 @@ classify(Parser *ps, Member *m, bool *keep)
 	return true;
 }
 
-/* Read the members of the top-level object into ps->m. */
+/* Read the members of the top-level object into ps->m; unless prefix, nothing may follow it. */
 static bool
-scan_object(Parser *ps)
+scan_object(Parser *ps, bool prefix)
 {
 	skip_ws(ps);
 	if (ps->i >= ps->len || ps->s[ps->i] != '{')
@@ -502,6 +502,8 @@ scan_object(Parser *ps)
 			return syntax_error(ps, ps->i, "',' or '}' was expected");
 		}
 	}
+	if (prefix)
+		return true;
 	skip_ws(ps);
 	if (ps->i != ps->len)
 		return syntax_error(ps, ps->i, "unexpected text after the object");
@@ -723,8 +725,8 @@ check_key_annotation(Parser *ps, Member *m)
 	return true;
 }
 
-struct varlena *
-entity_from_json(const char *json, size_t len, TsError *err)
+static struct varlena *
+from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed, TsError *err)
 {
 	Parser		ps;
 	EntityKeys	keys = {0};
@@ -745,8 +747,10 @@ entity_from_json(const char *json, size_t len, TsError *err)
 	ps.m = ps.local;
 	ps.n = 0;
 	ps.cap = lengthof(ps.local);
-	if (!scan_object(&ps))
+	if (!scan_object(&ps, consumed != NULL))
 		return NULL;
+	if (consumed)
+		*consumed = ps.i;
 
 	/* Partition members: keys handled now; properties first, then annotations. */
 	for (int k = 0; k < ps.n; k++)
@@ -853,5 +857,33 @@ entity_from_json(const char *json, size_t len, TsError *err)
 			return NULL;
 		nout++;
 	}
-	return entity_build(out, nout, &keys, 0, err);
+	if (keys_apart)
+		*keys_apart = keys;
+	return entity_build(out, nout, &keys, keys_apart ? ENTITY_BUILD_KEYS_APART : 0, err);
+}
+
+struct varlena *
+entity_from_json(const char *json, size_t len, TsError *err)
+{
+	return from_json(json, len, NULL, NULL, err);
+}
+
+struct varlena *
+entity_from_json_keys_apart(const char *json, size_t len, EntityKeys *keys, size_t *consumed, TsError *err)
+{
+	return from_json(json, len, keys, consumed, err);
+}
+
+bool
+json_read_string(const char *json, size_t len, size_t *pos, const char **val, uint32 *val_len, TsError *err)
+{
+	Parser		ps = {.s = json, .len = len, .i = *pos, .err = err};
+	JsonVal		v;
+
+	if (!scan_string(&ps, &v) || !decode_string(&ps, &v))
+		return false;
+	*val = v.p;
+	*val_len = v.len;
+	*pos = ps.i;
+	return true;
 }

@@ -35,26 +35,30 @@ etag_make(TimestampTz ts)
 	return cstring_to_text_with_len(buf, (int) (o - buf));
 }
 
-IfMatch
-etag_parse_if_match(text *if_match)
+bool
+etag_if_match_valid(text *if_match)
 {
 	const char *s = VARDATA_ANY(if_match);
 	int			len = VARSIZE_ANY_EXHDR(if_match);
 
 	if (len == 1 && s[0] == '*')
-		return IF_MATCH_ANY;
+		return true;
 	if (len < 5 || len > ETAG_MAX_LEN || memcmp(s, "W/\"", 3) != 0 || s[len - 1] != '"')
-		goto bad;
+		return false;
 	for (int i = 3; i < len - 1; i++)
 	{
 		unsigned char c = (unsigned char) s[i];
 
 		if (c < 0x21 || c == '"' || c == 0x7F)
-			goto bad;
+			return false;
 	}
-	return IF_MATCH_ETAG;
+	return true;
+}
 
-bad:
-	ts_raisef(TSE_INVALID_ETAG, "the If-Match value is neither * nor an ETag of the form W/\"...\"");
-	pg_unreachable();
+IfMatch
+etag_parse_if_match(text *if_match)
+{
+	if (!etag_if_match_valid(if_match))
+		ts_raisef(TSE_INVALID_ETAG, "the If-Match value is neither * nor an ETag of the form W/\"...\"");
+	return VARSIZE_ANY_EXHDR(if_match) == 1 ? IF_MATCH_ANY : IF_MATCH_ETAG;
 }

@@ -25,6 +25,9 @@ typedef enum IfMatch
 	IF_MATCH_ETAG				/* a specific, well-formed ETag */
 } IfMatch;
 
+/* Is it * or a well-formed ETag: W/"..." of at most ETAG_MAX_LEN printable characters? */
+extern bool etag_if_match_valid(text *if_match);
+
 /* Classify an If-Match value; raises InvalidInput (TSB15) when it is neither * nor an ETag. */
 extern IfMatch etag_parse_if_match(text *if_match);
 

@@ -6,6 +6,10 @@
  */
 #include "fast_path.h"
 
+#include "entity.h"
+#include "etag.h"
+#include "stamp.h"
+
 #include "access/genam.h"
 #include "access/relation.h"
 #include "access/table.h"
@@ -22,6 +26,7 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 
 bool		ts_fast_path_enabled = true;
 
@@ -205,6 +210,7 @@ typedef struct WriteState
 	Relation	idx;
 	EState	   *estate;
 	ResultRelInfo *rri;
+	bool		self_stamp;		/* the stamp trigger is left out: set the stamps here */
 } WriteState;
 
 static bool
@@ -233,6 +239,9 @@ begin_write(WriteState *ws, const TsTable *t, AclMode needed, CmdType cmd, bool 
 	ws->estate->es_snapshot = GetActiveSnapshot();
 	ws->rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(ws->rri, ws->rel, 1, NULL, 0);
+	ws->self_stamp = stamp_trigger_only(ws->rel);
+	if (ws->self_stamp)
+		ws->rri->ri_TrigDesc = NULL;
 	CheckValidResultRel(ws->rri, cmd);
 	ExecOpenIndices(ws->rri, false);
 	AfterTriggerBeginQuery();
@@ -279,15 +288,46 @@ etag_matches(TupleTableSlot *slot, text *if_match)
 		memcmp(VARDATA_ANY(cur), VARDATA_ANY(if_match), VARSIZE_ANY_EXHDR(cur)) == 0;
 }
 
-FastResult
-fast_insert(const TsTable *t, text *pk, text *rk, Datum props, text **etag)
+/* Timestamp and ETag of a write, as the stamp trigger sets them. */
+static void
+set_stamps(TupleTableSlot *slot, const TimestampTz *prev)
 {
-	WriteState	ws;
-	TupleTableSlot *slot;
+	TimestampTz ts = stamp_time(prev);
 
-	if (!begin_write(&ws, t, ACL_INSERT | ACL_SELECT, CMD_INSERT, false))
-		return FAST_NOT_USED;
-	slot = ExecInitExtraTupleSlot(ws.estate, RelationGetDescr(ws.rel), &TTSOpsVirtual);
+	slot->tts_values[COL_TS] = TimestampTzGetDatum(ts);
+	slot->tts_isnull[COL_TS] = false;
+	slot->tts_values[COL_ETAG] = PointerGetDatum(etag_make(ts));
+	slot->tts_isnull[COL_ETAG] = false;
+}
+
+/*
+ * A merged entity may have outgrown 1 MiB counting its keys: the check the stamp trigger makes
+ * on every write (entity_concat has checked the properties alone).
+ */
+static void
+check_merged_size(TupleTableSlot *slot)
+{
+	EntityView	v;
+	EntityKeys	keys = {.has_pk = true, .has_rk = true};
+	text	   *pk = DatumGetTextPP(slot->tts_values[COL_PK]);
+	text	   *rk = DatumGetTextPP(slot->tts_values[COL_RK]);
+	TsError		err = {0};
+
+	entity_view_of(&v, DatumGetEntityPP(slot->tts_values[COL_PROPS]));
+	keys.pk = VARDATA_ANY(pk);
+	keys.pk_len = VARSIZE_ANY_EXHDR(pk);
+	keys.rk = VARDATA_ANY(rk);
+	keys.rk_len = VARSIZE_ANY_EXHDR(rk);
+	if (!entity_check_size(&v, &keys, &err))
+		ts_raise(&err);
+}
+
+/* Insert one row through the executor's replication routines; returns the stamped ETag. */
+static text *
+write_insert(WriteState *ws, text *pk, text *rk, Datum props)
+{
+	TupleTableSlot *slot = ExecInitExtraTupleSlot(ws->estate, RelationGetDescr(ws->rel), &TTSOpsVirtual);
+
 	ExecClearTuple(slot);
 	memset(slot->tts_isnull, true, sizeof(bool) * NCOLS);
 	slot->tts_values[COL_PK] = PointerGetDatum(pk);
@@ -296,35 +336,39 @@ fast_insert(const TsTable *t, text *pk, text *rk, Datum props, text **etag)
 	slot->tts_isnull[COL_RK] = false;
 	slot->tts_values[COL_PROPS] = props;
 	slot->tts_isnull[COL_PROPS] = false;
+	if (ws->self_stamp)			/* the entity was checked with its keys when it was read */
+		set_stamps(slot, NULL);
 	ExecStoreVirtualTuple(slot);
-	ExecSimpleRelationInsert(ws.rri, ws.estate, slot);	/* the stamp trigger fills timestamp, etag */
-	*etag = slot_etag(slot);
+	ExecSimpleRelationInsert(ws->rri, ws->estate, slot);	/* else the stamp trigger fills them */
+	return slot_etag(slot);
+}
+
+FastResult
+fast_insert(const TsTable *t, text *pk, text *rk, Datum props, text **etag)
+{
+	WriteState	ws;
+
+	if (!begin_write(&ws, t, ACL_INSERT | ACL_SELECT, CMD_INSERT, false))
+		return FAST_NOT_USED;
+	*etag = write_insert(&ws, pk, rk, props);
 	end_write(&ws);
 	return FAST_OK;
 }
 
-FastResult
-fast_update(const TsTable *t, text *pk, text *rk, Datum props, bool merge, text *if_match, text **etag)
+/* Find, lock, check and update one row. */
+static FastResult
+write_update(WriteState *ws, text *pk, text *rk, Datum props, bool merge, text *if_match, text **etag)
 {
-	WriteState	ws;
 	TupleTableSlot *oldslot,
 			   *newslot;
 	EPQState	epq;
 
-	if (!begin_write(&ws, t, ACL_UPDATE | ACL_SELECT, CMD_UPDATE, true))
-		return FAST_NOT_USED;
-	oldslot = table_slot_create(ws.rel, &ws.estate->es_tupleTable);
-	if (!find_and_lock(ws.rel, ws.idx, pk, rk, LockTupleNoKeyExclusive, oldslot))
-	{
-		end_write(&ws);
+	oldslot = table_slot_create(ws->rel, &ws->estate->es_tupleTable);
+	if (!find_and_lock(ws->rel, ws->idx, pk, rk, LockTupleNoKeyExclusive, oldslot))
 		return FAST_NOT_FOUND;
-	}
 	if (!etag_matches(oldslot, if_match))
-	{
-		end_write(&ws);
 		return FAST_CONDITION_FAILED;
-	}
-	newslot = ExecInitExtraTupleSlot(ws.estate, RelationGetDescr(ws.rel), &TTSOpsVirtual);
+	newslot = ExecInitExtraTupleSlot(ws->estate, RelationGetDescr(ws->rel), &TTSOpsVirtual);
 	ExecClearTuple(newslot);
 	slot_getallattrs(oldslot);
 	memcpy(newslot->tts_values, oldslot->tts_values, sizeof(Datum) * NCOLS);
@@ -332,12 +376,49 @@ fast_update(const TsTable *t, text *pk, text *rk, Datum props, bool merge, text 
 	newslot->tts_values[COL_PROPS] = merge && !oldslot->tts_isnull[COL_PROPS] ?
 		DirectFunctionCall2(entity_concat, oldslot->tts_values[COL_PROPS], props) : props;
 	newslot->tts_isnull[COL_PROPS] = false;
+	if (ws->self_stamp)
+	{
+		TimestampTz prev = DatumGetTimestampTz(oldslot->tts_values[COL_TS]);
+
+		if (merge)
+			check_merged_size(newslot);
+		set_stamps(newslot, oldslot->tts_isnull[COL_TS] ? NULL : &prev);
+	}
 	ExecStoreVirtualTuple(newslot);
-	EvalPlanQualInit(&epq, ws.estate, NULL, NIL, -1);
-	ExecSimpleRelationUpdate(ws.rri, ws.estate, &epq, oldslot, newslot);
+	EvalPlanQualInit(&epq, ws->estate, NULL, NIL, -1);
+	ExecSimpleRelationUpdate(ws->rri, ws->estate, &epq, oldslot, newslot);
 	*etag = slot_etag(newslot);
 	EvalPlanQualEnd(&epq);
+	return FAST_OK;
+}
+
+FastResult
+fast_update(const TsTable *t, text *pk, text *rk, Datum props, bool merge, text *if_match, text **etag)
+{
+	WriteState	ws;
+	FastResult	r;
+
+	if (!begin_write(&ws, t, ACL_UPDATE | ACL_SELECT, CMD_UPDATE, true))
+		return FAST_NOT_USED;
+	r = write_update(&ws, pk, rk, props, merge, if_match, etag);
 	end_write(&ws);
+	return r;
+}
+
+/* Find, lock, check and delete one row. */
+static FastResult
+write_delete(WriteState *ws, text *pk, text *rk, text *if_match)
+{
+	TupleTableSlot *oldslot = table_slot_create(ws->rel, &ws->estate->es_tupleTable);
+	EPQState	epq;
+
+	if (!find_and_lock(ws->rel, ws->idx, pk, rk, LockTupleExclusive, oldslot))
+		return FAST_NOT_FOUND;
+	if (!etag_matches(oldslot, if_match))
+		return FAST_CONDITION_FAILED;
+	EvalPlanQualInit(&epq, ws->estate, NULL, NIL, -1);
+	ExecSimpleRelationDelete(ws->rri, ws->estate, &epq, oldslot);
+	EvalPlanQualEnd(&epq);
 	return FAST_OK;
 }
 
@@ -345,25 +426,86 @@ FastResult
 fast_delete(const TsTable *t, text *pk, text *rk, text *if_match)
 {
 	WriteState	ws;
-	TupleTableSlot *oldslot;
-	EPQState	epq;
-	FastResult	result = FAST_OK;
+	FastResult	r;
 
 	if (!begin_write(&ws, t, ACL_DELETE | ACL_SELECT, CMD_DELETE, true))
 		return FAST_NOT_USED;
-	oldslot = table_slot_create(ws.rel, &ws.estate->es_tupleTable);
-	if (!find_and_lock(ws.rel, ws.idx, pk, rk, LockTupleExclusive, oldslot))
-		result = FAST_NOT_FOUND;
-	else if (!etag_matches(oldslot, if_match))
-		result = FAST_CONDITION_FAILED;
-	else
-	{
-		EvalPlanQualInit(&epq, ws.estate, NULL, NIL, -1);
-		ExecSimpleRelationDelete(ws.rri, ws.estate, &epq, oldslot);
-		EvalPlanQualEnd(&epq);
-	}
+	r = write_delete(&ws, pk, rk, if_match);
 	end_write(&ws);
-	return result;
+	return r;
+}
+
+/* ---------- batches ---------- */
+
+/*
+ * The caller runs each operation in a memory context of its own and resets it afterwards; the
+ * slots an operation creates live there and are dropped from the executor state here.
+ */
+struct FastBatch
+{
+	WriteState	ws;
+};
+
+FastBatch *
+fast_batch_begin(const TsTable *t, AclMode needed)
+{
+	FastBatch  *b = palloc0(sizeof(FastBatch));
+
+	if (!begin_write(&b->ws, t, needed | ACL_SELECT, CMD_UPDATE, true))
+	{
+		pfree(b);
+		return NULL;
+	}
+	if (!triggers_ok(b->ws.rel, CMD_INSERT) || !triggers_ok(b->ws.rel, CMD_DELETE))
+	{
+		end_write(&b->ws);
+		pfree(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* After each operation: drop its slots (and their buffer pins) and per-tuple memory. */
+static void
+batch_op_done(FastBatch *b)
+{
+	ExecResetTupleTable(b->ws.estate->es_tupleTable, false);
+	b->ws.estate->es_tupleTable = NIL;
+	ResetPerTupleExprContext(b->ws.estate);
+}
+
+text *
+fast_batch_insert(FastBatch *b, text *pk, text *rk, Datum props)
+{
+	text	   *etag = write_insert(&b->ws, pk, rk, props);
+
+	batch_op_done(b);
+	return etag;
+}
+
+FastResult
+fast_batch_update(FastBatch *b, text *pk, text *rk, Datum props, bool merge, text **etag)
+{
+	FastResult	r = write_update(&b->ws, pk, rk, props, merge, NULL, etag);
+
+	batch_op_done(b);
+	return r;
+}
+
+FastResult
+fast_batch_delete(FastBatch *b, text *pk, text *rk)
+{
+	FastResult	r = write_delete(&b->ws, pk, rk, NULL);
+
+	batch_op_done(b);
+	return r;
+}
+
+void
+fast_batch_end(FastBatch *b)
+{
+	end_write(&b->ws);
+	pfree(b);
 }
 
 FastResult

@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include "ts_table.h"
+#include "utils/acl.h"
 
 typedef enum FastResult
 {
@@ -38,6 +39,19 @@ extern FastResult fast_update(const TsTable *t, text *pk, text *rk, Datum props,
 							  text *if_match, text **etag);
 
 extern FastResult fast_delete(const TsTable *t, text *pk, text *rk, text *if_match);
+
+/*
+ * A batch's writes on the direct path: one executor state for all of them. fast_batch_begin
+ * returns NULL when the direct path does not apply to this table and these operations (needed:
+ * the privileges the batch's operation kinds need). Rows must already be locked where they exist.
+ */
+typedef struct FastBatch FastBatch;
+
+extern FastBatch *fast_batch_begin(const TsTable *t, AclMode needed);
+extern text *fast_batch_insert(FastBatch *b, text *pk, text *rk, Datum props);
+extern FastResult fast_batch_update(FastBatch *b, text *pk, text *rk, Datum props, bool merge, text **etag);
+extern FastResult fast_batch_delete(FastBatch *b, text *pk, text *rk);
+extern void fast_batch_end(FastBatch *b);
 
 /*
  * The rows of one partition whose RowKey lies in a range (a bound NULL when open), in key order

@@ -646,16 +646,6 @@ page_row(void *arg, Datum *values, bool *nulls)
 	return false;
 }
 
-static int
-text_cmp_bytes(text *a, text *b)
-{
-	int			la = VARSIZE_ANY_EXHDR(a),
-				lb = VARSIZE_ANY_EXHDR(b);
-	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
-
-	return c ? c : (la > lb) - (la < lb);
-}
-
 /*
  * A dense filter's page straight from the primary key, from the continuation (pos) on. Returns
  * false when the direct path does not apply.
@@ -667,14 +657,14 @@ page_from_range(ResultPage *pg, const TsTable *t, const OdFilter *f, int top, te
 	text	   *pk = literal_text(f->range_pk);
 	text	   *lo = literal_text(f->range_lo);
 	bool		lo_incl = f->range_lo_incl;
-	int			c = text_cmp_bytes(pos_pk, pk);
+	int			c = ts_key_cmp(pos_pk, pk);
 
 	if (f->range_empty || c > 0)
 		return true;			/* nothing in the range, or all of it before the continuation */
-	if (c == 0 && (lo == NULL || text_cmp_bytes(pos_rk, lo) >= 0))
+	if (c == 0 && (lo == NULL || ts_key_cmp(pos_rk, lo) >= 0))
 	{
 		/* resume at the continuation, inside the partition */
-		lo_incl = lo == NULL || text_cmp_bytes(pos_rk, lo) > 0 || lo_incl;
+		lo_incl = lo == NULL || ts_key_cmp(pos_rk, lo) > 0 || lo_incl;
 		lo = pos_rk;
 	}
 	return fast_scan_range(t, pk, lo, lo_incl, literal_text(f->range_hi), f->range_hi_incl,

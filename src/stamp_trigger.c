@@ -14,10 +14,15 @@
 #include "entity.h"
 
 #include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "etag.h"
 #include "executor/spi.h"
+#include "stamp.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/timestamp.h"
 
 enum
@@ -141,12 +146,12 @@ tablestore_stamp(PG_FUNCTION_ARGS)
 		!entity_check_size(&v, &keys, &err))
 		ts_raise(&err);
 
-	now = GetCurrentTimestamp();
 	if (is_update)
 	{
 		HeapTuple	old = td->tg_trigtuple;
 		bool		old_null;
 		Datum		old_ts;
+		TimestampTz prev;
 
 		d = heap_getattr(old, att[COL_PK], desc, &old_null);
 		if (old_null || !text_equal_bytes(DatumGetTextPP(d), keys.pk, keys.pk_len))
@@ -155,9 +160,11 @@ tablestore_stamp(PG_FUNCTION_ARGS)
 		if (old_null || !text_equal_bytes(DatumGetTextPP(d), keys.rk, keys.rk_len))
 			ts_raisef(TSE_KEY_CHANGED, "the keys of an entity cannot change; delete it and insert a new one");
 		old_ts = heap_getattr(old, att[COL_TS], desc, &old_null);
-		if (!old_null && DatumGetTimestampTz(old_ts) > now)
-			now = DatumGetTimestampTz(old_ts);	/* never earlier than the previous write */
+		prev = old_null ? 0 : DatumGetTimestampTz(old_ts);
+		now = stamp_time(old_null ? NULL : &prev);
 	}
+	else
+		now = stamp_time(NULL);
 
 	if (write_props)
 	{
@@ -173,4 +180,40 @@ tablestore_stamp(PG_FUNCTION_ARGS)
 	nulls[n++] = false;
 
 	return PointerGetDatum(heap_modify_tuple_by_cols(tuple, desc, n, cols, values, nulls));
+}
+
+TimestampTz
+stamp_time(const TimestampTz *prev)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	return (prev && *prev > now) ? *prev : now;
+}
+
+/* The OID of tablestore.stamp(), learnt from the first trigger that has it. */
+static Oid	stamp_fn_oid = InvalidOid;
+
+bool
+stamp_trigger_only(Relation rel)
+{
+	TriggerDesc *td = rel->trigdesc;
+	Trigger    *tg;
+	int16		type = TRIGGER_TYPE_ROW | TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE;
+
+	if (td == NULL || td->numtriggers != 1 || SessionReplicationRole != SESSION_REPLICATION_ROLE_ORIGIN)
+		return false;
+	tg = &td->triggers[0];
+	if (tg->tgenabled != TRIGGER_FIRES_ON_ORIGIN || tg->tgtype != type || tg->tgnargs != 0 ||
+		tg->tgqual != NULL || tg->tgisinternal)
+		return false;
+	if (tg->tgfoid != stamp_fn_oid)
+	{
+		char	   *name = get_func_name(tg->tgfoid);
+
+		if (name == NULL || strcmp(name, "stamp") != 0 ||
+			get_func_namespace(tg->tgfoid) != get_namespace_oid("tablestore", true))
+			return false;
+		stamp_fn_oid = tg->tgfoid;
+	}
+	return true;
 }

@@ -15,7 +15,7 @@ typedef struct PlanSpec
 {
 	const char *sql;			/* %s is the qualified table name */
 	int			nargs;
-	char		argkinds[4];	/* t = text, e = tablestore.entity */
+	char		argkinds[4];	/* t = text, e = tablestore.entity, a = text[] */
 } PlanSpec;
 
 static const PlanSpec plan_specs[PLAN__COUNT] = {
@@ -40,6 +40,8 @@ static const PlanSpec plan_specs[PLAN__COUNT] = {
 	[PLAN_GET] = {"SELECT t.partition_key, t.row_key, t.\"timestamp\", t.etag, t.properties FROM %s AS t "
 	"WHERE " PK_RK_IS, 2, "tt"},
 	[PLAN_EXISTS] = {"SELECT 1 FROM %s AS t WHERE " PK_RK_IS, 2, "tt"},
+	[PLAN_LOCK_KEYS] = {"SELECT t.row_key, t.etag FROM %s AS t WHERE t.partition_key OPERATOR(pg_catalog.=) $1 "
+	"AND t.row_key OPERATOR(pg_catalog.=) ANY ($2) ORDER BY t.row_key FOR UPDATE", 2, "ta"},
 };
 
 typedef struct PlanEntry
@@ -92,7 +94,7 @@ ts_plan_get(const TsTable *t, TsPlanKind kind)
 		SPIPlanPtr	p;
 
 		for (int a = 0; a < spec->nargs; a++)
-			argtypes[a] = spec->argkinds[a] == 'e' ? etype : TEXTOID;
+			argtypes[a] = spec->argkinds[a] == 'e' ? etype : spec->argkinds[a] == 'a' ? TEXTARRAYOID : TEXTOID;
 		snprintf(sql, sizeof(sql), spec->sql, t->qualified);
 		p = SPI_prepare(sql, spec->nargs, argtypes);
 		if (p == NULL)

@@ -25,6 +25,7 @@ typedef enum TsPlanKind
 	PLAN_DELETE_IF,				/* ($1, $2, $3 etag) -> etag */
 	PLAN_GET,					/* ($1, $2) -> the row */
 	PLAN_EXISTS,				/* ($1, $2) -> 1 */
+	PLAN_LOCK_KEYS,				/* ($1 pk, $2 text[] row keys) -> (row_key, etag) locked, in key order */
 	PLAN__COUNT
 } TsPlanKind;
 

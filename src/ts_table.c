@@ -3,11 +3,14 @@
  */
 #include "ts_table.h"
 
+#include "access/relation.h"
 #include "catalog/namespace.h"
 #include "fmgr.h"
 #include "ts_error.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
 
 bool
 ts_table_name_valid(const char *s, int len, const char **why)
@@ -79,4 +82,17 @@ tablestore_check_table_name(PG_FUNCTION_ARGS)
 
 	check_name_or_raise(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
 	PG_RETURN_VOID();
+}
+
+bool
+ts_table_is_primary_key(const TsTable *t, const char *index_name)
+{
+	Relation	rel;
+	Oid			pk;
+
+	if (index_name == NULL || (rel = try_relation_open(t->relid, AccessShareLock)) == NULL)
+		return false;
+	pk = RelationGetPrimaryKeyIndex(rel);
+	relation_close(rel, AccessShareLock);
+	return OidIsValid(pk) && pk == get_relname_relid(index_name, get_rel_namespace(t->relid));
 }

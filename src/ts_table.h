@@ -25,4 +25,18 @@ extern bool ts_table_name_valid(const char *s, int len, const char **why);
 /* Resolve a table name; raises InvalidResourceName (TSB14) or TableNotFound (TSN02). */
 extern void ts_table_resolve(text *name, TsTable *t);
 
+/* Is the named index (an error's constraint name) the table's primary key? */
+extern bool ts_table_is_primary_key(const TsTable *t, const char *index_name);
+
+/* Keys compare byte by byte (COLLATE "C", SPEC §3): <0, 0, >0. */
+static inline int
+ts_key_cmp(const text *a, const text *b)
+{
+	int			la = VARSIZE_ANY_EXHDR(a),
+				lb = VARSIZE_ANY_EXHDR(b);
+	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
 #endif							/* TS_TABLE_H */

@@ -2,7 +2,7 @@
 -- form, and the errors of the single-entity functions.
 BEGIN;
 SET search_path = tablestore, public;
-SELECT plan(77);
+SELECT plan(84);
 
 SELECT create_table('Ops');
 
@@ -134,6 +134,35 @@ SELECT throws_ok($$SELECT insert_entity('Ops', NULL)$$, 'TSB00', NULL, 'a NULL e
 SELECT throws_ok($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"c"}', NULL)$$, 'TSB00', NULL, 'a NULL If-Match is InvalidInput');
 SELECT throws_ok($$SELECT delete_entity('Ops', NULL, 'c')$$, 'TSB00', NULL, 'a NULL key is InvalidInput');
 SELECT throws_ok($$SELECT * FROM get_entity('Ops', 'p', NULL)$$, 'TSB00', NULL, 'get_entity with a NULL key is InvalidInput');
+
+------------------------------------------------------------------ stamps and checks on every path
+-- (the direct path sets Timestamp and ETag itself when the stamp trigger is the table's only
+-- trigger; these hold whichever path runs, and scripts/test.sh runs this file in both modes)
+SELECT insert_entity('Ops', '{"PartitionKey":"p","RowKey":"future"}') IS NOT NULL AS setup \gset
+ALTER TABLE tablestore_data.ops DISABLE TRIGGER stamp;
+UPDATE tablestore_data.ops SET "timestamp" = now() + interval '1 day' WHERE partition_key = 'p' AND row_key = 'future';
+ALTER TABLE tablestore_data.ops ENABLE TRIGGER stamp;
+SELECT lives_ok($$SELECT merge_entity('Ops', '{"PartitionKey":"p","RowKey":"future","late":1}')$$, 'a write after a Timestamp in the future');
+SELECT ok((SELECT "timestamp" >= now() + interval '1 day' FROM tablestore_data.ops WHERE partition_key = 'p' AND row_key = 'future'),
+	'keeps the Timestamp from going backwards');
+SELECT ok(pg_temp.etag('future') LIKE 'W/"datetime''' || to_char(now() at time zone 'UTC' + interval '1 day', 'YYYY-MM-DD') || '%',
+	'and the ETag carries that Timestamp');
+-- a merge that only the keys push over 1 MiB
+SELECT lives_ok(format($$SELECT insert_entity('Ops', '{"PartitionKey":"%s","RowKey":"%s","A":"%s","B":"%s"}')$$,
+	repeat('k', 512), repeat('r', 512), repeat('a', 32768), repeat('b', 32768)), 'setup: an entity with 1 KiB keys');
+SELECT throws_ok(format($$SELECT merge_entity('Ops', %L::tablestore.entity)$$,
+	format('{"PartitionKey":"%s","RowKey":"%s",', repeat('k', 512), repeat('r', 512)) ||
+	(SELECT string_agg(format('"P%s":"%s"', i, repeat('x', 32768)), ',') FROM generate_series(1, 14) i) ||
+	format(',"Q":"%s"}', repeat('q', 31500))),
+	'TSB11', NULL, 'a merge over 1 MiB counting the keys: EntityTooLarge');
+-- with a user trigger on the table, every trigger fires as in SQL
+CREATE TEMP TABLE seen (etag text, ts timestamptz);
+CREATE FUNCTION pg_temp.watch() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO seen VALUES (NEW.etag, NEW."timestamp"); RETURN NEW; END $$;
+CREATE TRIGGER watch AFTER INSERT OR UPDATE ON tablestore_data.ops FOR EACH ROW EXECUTE FUNCTION pg_temp.watch();
+SELECT lives_ok($$SELECT insert_entity('Ops', '{"PartitionKey":"p","RowKey":"watched"}')$$, 'a write with a user trigger');
+SELECT is((SELECT etag FROM seen), pg_temp.etag('watched'), 'the user trigger saw the stamped row');
+DROP TRIGGER watch ON tablestore_data.ops;
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -14,7 +14,7 @@ OBJS = \
 	src/entity_build.o src/entity_json_in.o src/entity_json_out.o src/entity_binary_in.o \
 	src/entity_io.o src/entity_access.o src/entity_ops.o \
 	src/ts_table.o src/etag.o src/stamp_trigger.o src/select_list.o src/ts_plans.o src/fast_path.o src/entity_dml.o \
-	src/odata_lex.o src/odata_parse.o src/odata_sql.o src/filter_keys.o src/query.o
+	src/odata_lex.o src/odata_parse.o src/odata_sql.o src/filter_keys.o src/query.o src/batch_parse.o src/batch.o
 
 # sql/tablestore.sql is the source of the install script; released upgrade scripts sit beside it.
 DATA = $(wildcard sql/$(EXTENSION)--*--*.sql) sql/$(EXTENSION)--$(EXTVERSION).sql
@@ -22,7 +22,7 @@ EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql
 
 # One regression file per feature: sql/<name>.sql -> expected/<name>.out
 REGRESS = entity_io entity_limits entity_malformed entity_ops entity_binary tables stamp_trigger \
-	odata_translate odata_errors typed_compare query_filters query_plans
+	odata_translate odata_errors typed_compare query_filters query_plans batch
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -Isrc

@@ -385,3 +385,21 @@ AS 'MODULE_PATHNAME', 'tablestore_explain_query' LANGUAGE C VOLATILE;
 
 COMMENT ON FUNCTION tablestore.explain_query(text, text, int, text, text) IS
 'EXPLAIN of the statement a query runs, under the settings the query functions use';
+
+--------------------------------------------------------------------------------------------------
+-- Entity group transactions
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.execute_batch(tbl text, operations jsonb) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_execute_batch' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.execute_batch(text, jsonb) IS
+'An entity group transaction: up to 100 operations on one PartitionKey, all or nothing; returns [{"etag":...}, ...]';
+
+-- The same with the document as text (a literal or a text parameter): read exactly as sent, so
+-- the 4 MiB rule measures what was sent and duplicate members are errors, not collapsed.
+CREATE FUNCTION tablestore.execute_batch(tbl text, operations text) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_execute_batch_text' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.execute_batch(text, text) IS
+'An entity group transaction given as JSON text (read as sent); see execute_batch(text, jsonb)';

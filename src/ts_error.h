@@ -30,9 +30,9 @@
 	X(TSE_INVALID_ETAG,			"TSB15", "InvalidInput", "an If-Match value is neither * nor an ETag") \
 	X(TSE_BATCH_PARTITIONS,		"TSB16", "CommandsInBatchActOnDifferentPartitions", "a batch names more than one PartitionKey") \
 	X(TSE_BATCH_TOO_MANY,		"TSB17", "InvalidInput", "a batch has more than 100 operations") \
-	X(TSE_BATCH_TOO_LARGE,		"TSB18", "RequestBodyTooLarge", "a batch payload is over 4 MiB") \
+	X(TSE_BATCH_TOO_LARGE,		"TSB18", "RequestBodyTooLarge", "a batch document is over 4 MiB") \
 	X(TSE_BATCH_DUPLICATE,		"TSB19", "InvalidDuplicateRow", "a batch names one entity twice") \
-	X(TSE_BATCH_MALFORMED,		"TSB20", "InvalidInput", "a batch operation list is malformed") \
+	X(TSE_BATCH_MALFORMED,		"TSB20", "InvalidInput", "a batch document or operation is malformed") \
 	X(TSE_MISSING_KEY,			"TSB21", "InvalidInput", "an entity written to a table has no PartitionKey or RowKey") \
 	X(TSE_KEY_CHANGED,			"TSB22", "InvalidInput", "an UPDATE tried to change an entity's keys") \
 	X(TSE_FILTER_SYNTAX,		"TSF01", "InvalidInput", "a $filter is malformed") \

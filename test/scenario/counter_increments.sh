@@ -37,12 +37,8 @@ BEGIN
 END $$;
 SQL
 
-pids=()
-for s in $(seq 1 "$SESSIONS"); do
-	PGOPTIONS="-c tablestore.fast_path=$mode" psql -X -q -v ON_ERROR_STOP=1 -d $DB -c "CALL increment($s, $TIMES)" &
-	pids+=($!)
-done
-for p in "${pids[@]}"; do wait "$p" || { echo "not ok - a session failed"; exit 1; }; done
+errors=$(PGOPTIONS="-c tablestore.fast_path=$mode" concurrently $DB "$SESSIONS" "CALL increment({s}, $TIMES)") && failed=0 || failed=$?
+check "fast_path=$mode: no session failed" "$failed${errors:+: $errors}" "0"
 
 final=$(q $DB "SELECT tablestore.prop_int32(properties, 'n') FROM tablestore_data.counters")
 type=$(q $DB "SELECT tablestore.prop_type(properties, 'n') FROM tablestore_data.counters")

@@ -30,3 +30,18 @@ check() {
 		exit 1
 	fi
 }
+
+# concurrently DB N SQL: run SQL in N concurrent sessions, {s} standing for the session number
+# (1..N); prints the sessions' errors and returns how many sessions failed. PGOPTIONS passes on.
+concurrently() {
+	local db=$1 n=$2 sql=$3 s p failed=0 errs pids=()
+	errs=$(mktemp)
+	for s in $(seq 1 "$n"); do
+		psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "${sql//\{s\}/$s}" >/dev/null 2>>"$errs" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || failed=$((failed + 1)); done
+	cat "$errs"
+	rm -f "$errs"
+	return $failed
+}

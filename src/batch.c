@@ -1,0 +1,375 @@
+/*
+ * batch.c - tablestore.execute_batch: entity group transactions (SPEC §6).
+ *
+ * 1. batch_parse.c reads and checks the whole operations document before anything is written:
+ *    at most 4 MiB of JSON, at most 100 operations, each well formed, one PartitionKey. Then
+ *    each (PartitionKey, RowKey) must appear once. Errors name the operation's 0-based index.
+ * 2. In an internal subtransaction of the caller's transaction, one statement locks the rows
+ *    that exist, in key order (FOR UPDATE), and returns their ETags. An insert-only batch skips
+ *    this: the primary key finds an entity that exists.
+ * 3. Insert, If-Match and existence conditions are checked against those locked rows in
+ *    request order, so the first failing operation is the one reported.
+ * 4. The operations run in key order: on the direct path with one executor state for the whole
+ *    batch where it applies, else each through its kind's prepared statement. Every wait is thus
+ *    in ascending key order, and overlapping batches queue instead of deadlocking.
+ * Any error rolls the subtransaction back (nothing of the batch remains) and is raised again as
+ * "operation N: ...", keeping its SQLSTATE (so 40001 and 40P01 stay retryable).
+ */
+#include "batch.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "entity.h"
+#include "fast_path.h"
+#include "ts_plans.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+
+static const char *
+keys_text(BatchOp *op)
+{
+	char		a[TS_EXCERPT_BUF],
+				b[TS_EXCERPT_BUF];
+
+	return psprintf("(\"%s\", \"%s\")", ts_excerpt(a, sizeof(a), VARDATA_ANY(op->pk), VARSIZE_ANY_EXHDR(op->pk)),
+					ts_excerpt(b, sizeof(b), VARDATA_ANY(op->rk), VARSIZE_ANY_EXHDR(op->rk)));
+}
+
+/* Sort by RowKey (one PartitionKey), then by request order. */
+static int
+op_key_cmp(const void *a, const void *b)
+{
+	const BatchOp *x = *(BatchOp *const *) a;
+	const BatchOp *y = *(BatchOp *const *) b;
+	int			c = ts_key_cmp(x->rk, y->rk);
+
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Step 2: lock the rows that exist, in key order, and learn their ETags. */
+static void
+lock_existing(const TsTable *t, BatchOp **sorted, int n, MemoryContext keep)
+{
+	Datum	   *rks = palloc(sizeof(Datum) * n);
+	Datum		args[2];
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+		rks[i] = PointerGetDatum(sorted[i]->rk);
+	args[0] = PointerGetDatum(sorted[0]->pk);
+	args[1] = PointerGetDatum(construct_array(rks, n, TEXTOID, -1, false, TYPALIGN_INT));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "tablestore: SPI_connect failed");
+	if (SPI_execute_plan(ts_plan_get(t, PLAN_LOCK_KEYS), args, NULL, false, 0) < 0)
+		elog(ERROR, "tablestore: locking the batch's entities failed");
+	/* both lists are in key order: walk them together */
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		text	   *rk = DatumGetTextPP(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull));
+		Datum		etag = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull);
+
+		while (k < n && ts_key_cmp(sorted[k]->rk, rk) < 0)
+			k++;
+		if (k < n && ts_key_cmp(sorted[k]->rk, rk) == 0)
+		{
+			MemoryContext old = MemoryContextSwitchTo(keep);
+
+			sorted[k]->exists = true;
+			sorted[k]->current_etag = DatumGetTextPCopy(etag);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	SPI_finish();
+}
+
+/* Step 3: the conditions, in request order. */
+static void
+check_conditions(BatchOp *ops, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		BatchOp    *op = &ops[i];
+
+		switch (op->kind)
+		{
+			case OP_INSERT:
+				if (op->exists)
+					batch_op_error(i, TSE_ENTITY_EXISTS, "the entity %s already exists", keys_text(op));
+				break;
+			case OP_UPDATE:
+			case OP_MERGE:
+			case OP_DELETE:
+				if (!op->exists)
+					batch_op_error(i, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", keys_text(op));
+				if (op->if_match && ts_key_cmp(op->if_match, op->current_etag) != 0)
+					batch_op_error(i, TSE_CONDITION_FAILED, "the entity %s has changed: its ETag is not the If-Match value",
+							 keys_text(op));
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+/* Run one operation through its kind's prepared statement; returns the ETag (NULL for a delete). */
+static text *
+run_statement(const TsTable *t, BatchOp *op)
+{
+	static const TsPlanKind kinds[] = {
+		[OP_INSERT] = PLAN_INSERT, [OP_UPDATE] = PLAN_UPDATE_ANY, [OP_MERGE] = PLAN_MERGE_ANY,
+		[OP_UPSERT_REPLACE] = PLAN_UPSERT_REPLACE, [OP_UPSERT_MERGE] = PLAN_UPSERT_MERGE,
+		[OP_DELETE] = PLAN_DELETE_ANY
+	};
+	Datum		args[3] = {PointerGetDatum(op->pk), PointerGetDatum(op->rk), op->props};
+	bool		isnull;
+
+	if (SPI_execute_plan(ts_plan_get(t, kinds[op->kind]), args, NULL, false, 1) < 0)
+		elog(ERROR, "tablestore: a batch operation failed");
+	if (SPI_processed == 0)
+		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", keys_text(op));
+	if (op->kind == OP_DELETE)
+		return NULL;
+	return (text *) DatumGetPointer(SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0],
+																	 SPI_tuptable->tupdesc, 1, &isnull),
+													  false, -1));
+}
+
+/* Run one operation on the direct path; an upsert of a row that did not exist takes its statement. */
+static text *
+run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
+{
+	text	   *etag = NULL;
+	bool		merge = op->kind == OP_MERGE || op->kind == OP_UPSERT_MERGE;
+	FastResult	r = FAST_OK;
+
+	switch (op->kind)
+	{
+		case OP_INSERT:
+			return fast_batch_insert(fb, op->pk, op->rk, op->props);
+		case OP_DELETE:
+			r = fast_batch_delete(fb, op->pk, op->rk);
+			break;
+		case OP_UPSERT_REPLACE:
+		case OP_UPSERT_MERGE:
+			if (!op->exists)
+			{
+				/* may race with a concurrent insert of the same key: ON CONFLICT decides */
+				if (!*spi_connected && SPI_connect() == SPI_OK_CONNECT)
+					*spi_connected = true;
+				return run_statement(t, op);
+			}
+			/* FALLTHROUGH */
+		default:
+			r = fast_batch_update(fb, op->pk, op->rk, op->props, merge, &etag);
+	}
+	if (r == FAST_NOT_FOUND)
+		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", keys_text(op));
+	return etag;
+}
+
+/*
+ * An insert-only batch skips step 2, so a key that exists is found by the primary key when the
+ * insert runs, in key order. The operation to name is the first in request order whose key
+ * exists: probe them (after the rollback; this is the error path only).
+ */
+static int
+first_existing_insert(const TsTable *t, BatchOp *ops, int n, int fallback)
+{
+	int			found = fallback;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		return fallback;
+	for (int i = 0; i < n && i < fallback; i++)
+	{
+		Datum		args[2] = {PointerGetDatum(ops[i].pk), PointerGetDatum(ops[i].rk)};
+
+		if (SPI_execute_plan(ts_plan_get(t, PLAN_EXISTS), args, NULL, true, 1) == SPI_OK_SELECT &&
+			SPI_processed > 0)
+		{
+			found = i;
+			break;
+		}
+	}
+	SPI_finish();
+	return found;
+}
+
+/* An error from step 2 on, raised again for the operation it belongs to. */
+static void
+rethrow_for_operation(ErrorData *edata, const TsTable *t, BatchOp *ops, int n, int index, bool locked)
+{
+	if (index < 0 || strncmp(edata->message, "operation ", 10) == 0)
+		ReThrowError(edata);
+	if (edata->sqlerrcode == ERRCODE_UNIQUE_VIOLATION && ops[index].kind == OP_INSERT &&
+		ts_table_is_primary_key(t, edata->constraint_name))
+	{
+		if (!locked)
+			index = first_existing_insert(t, ops, n, index);
+		batch_op_error(index, TSE_ENTITY_EXISTS, "the entity %s already exists", keys_text(&ops[index]));
+	}
+	ereport(ERROR,
+			(errcode(edata->sqlerrcode),
+			 errmsg("operation %d: %s", index, edata->message),
+			 edata->detail ? errdetail("%s", edata->detail) : 0,
+			 edata->hint ? errhint("%s", edata->hint) : 0));
+}
+
+/* The result: per operation, in request order, {"etag": its new ETag} ({} for a delete). */
+static Datum
+result_document(BatchOp *ops, int n)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	key = {.type = jbvString, .val.string = {.len = 4, .val = "etag"}};
+
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		if (ops[i].etag != NULL)
+		{
+			JsonbValue	v = {.type = jbvString};
+
+			v.val.string.len = VARSIZE_ANY_EXHDR(ops[i].etag);
+			v.val.string.val = VARDATA_ANY(ops[i].etag);
+			pushJsonbValue(&state, WJB_KEY, &key);
+			pushJsonbValue(&state, WJB_VALUE, &v);
+		}
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	}
+	return JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL)));
+}
+
+/* Run the batch in the operations document doc (JSON text); returns the result document. */
+static Datum
+execute_batch(text *tbl, const char *doc, size_t len)
+{
+	TsTable		t;
+	int			n;
+	BatchOp    *ops;
+	BatchOp   **sorted;
+	volatile AclMode needed = 0;
+	volatile bool inserts_only = true;
+	MemoryContext outer = CurrentMemoryContext;
+	MemoryContext op_cxt;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile int current = -1;
+
+	ts_table_resolve(tbl, &t);
+
+	/* Step 1: everything checked before anything is written. */
+	ops = batch_parse(doc, len, &n);
+	sorted = palloc(sizeof(BatchOp *) * n);
+	for (int i = 0; i < n; i++)
+	{
+		inserts_only &= ops[i].kind == OP_INSERT;
+		needed |= ops[i].kind == OP_INSERT ? ACL_INSERT :
+			ops[i].kind == OP_DELETE ? ACL_DELETE :
+			(ops[i].kind == OP_UPDATE || ops[i].kind == OP_MERGE) ? ACL_UPDATE : (ACL_INSERT | ACL_UPDATE);
+		sorted[i] = &ops[i];
+	}
+	qsort(sorted, n, sizeof(BatchOp *), op_key_cmp);
+	for (int i = 1; i < n; i++)
+	{
+		if (ts_key_cmp(sorted[i - 1]->rk, sorted[i]->rk) == 0)
+			batch_op_error(sorted[i]->index, TSE_BATCH_DUPLICATE, "the entity %s is already operation %d of the batch",
+					 keys_text(sorted[i]), sorted[i - 1]->index);
+	}
+
+	op_cxt = AllocSetContextCreate(outer, "tablestore batch operation", ALLOCSET_DEFAULT_SIZES);
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(outer);
+	PG_TRY();
+	{
+		FastBatch  *fb;
+		bool		spi_connected = false;
+
+		if (!inserts_only)
+		{
+			lock_existing(&t, sorted, n, outer);	/* step 2 */
+			check_conditions(ops, n);	/* step 3 */
+		}
+		fb = fast_batch_begin(&t, needed);	/* step 4 */
+		if (fb == NULL && SPI_connect() == SPI_OK_CONNECT)
+			spi_connected = true;
+		for (int i = 0; i < n; i++)
+		{
+			BatchOp    *op = sorted[i];
+			MemoryContext old;
+			text	   *etag;
+
+			CHECK_FOR_INTERRUPTS();
+			current = op->index;
+			old = MemoryContextSwitchTo(op_cxt);
+			etag = fb ? run_direct(&t, fb, op, &spi_connected) : run_statement(&t, op);
+			MemoryContextSwitchTo(outer);
+			op->etag = etag ? DatumGetTextPCopy(PointerGetDatum(etag)) : NULL;
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(op_cxt);
+		}
+		current = -1;
+		if (fb)
+			fast_batch_end(fb);
+		if (spi_connected)
+			SPI_finish();
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(outer);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		int			failed = current;
+
+		MemoryContextSwitchTo(outer);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(outer);
+		CurrentResourceOwner = owner;
+		rethrow_for_operation(edata, &t, ops, n, failed, !inserts_only);
+	}
+	PG_END_TRY();
+	MemoryContextDelete(op_cxt);
+
+	return result_document(ops, n);
+}
+
+static void
+check_args(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0))
+		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
+	if (PG_ARGISNULL(1))
+		ts_raisef(TSE_BATCH_MALFORMED, "operations must not be NULL");
+}
+
+/* execute_batch(tbl text, operations jsonb): the document as jsonb writes it. */
+PG_FUNCTION_INFO_V1(tablestore_execute_batch);
+Datum
+tablestore_execute_batch(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *ops;
+	char	   *doc;
+
+	check_args(fcinfo);
+	ops = PG_GETARG_JSONB_P(1);
+	doc = JsonbToCString(NULL, &ops->root, VARSIZE(ops));
+	PG_RETURN_DATUM(execute_batch(PG_GETARG_TEXT_PP(0), doc, strlen(doc)));
+}
+
+/* execute_batch(tbl text, operations text): the document exactly as sent. */
+PG_FUNCTION_INFO_V1(tablestore_execute_batch_text);
+Datum
+tablestore_execute_batch_text(PG_FUNCTION_ARGS)
+{
+	text	   *ops;
+
+	check_args(fcinfo);
+	ts_require_utf8();
+	ops = PG_GETARG_TEXT_PP(1);
+	PG_RETURN_DATUM(execute_batch(PG_GETARG_TEXT_PP(0), VARDATA_ANY(ops), VARSIZE_ANY_EXHDR(ops)));
+}

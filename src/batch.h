@@ -1,0 +1,49 @@
+/*
+ * batch.h - an entity group transaction's operations, as batch_parse.c reads them from the
+ * operations document and batch.c runs them.
+ */
+#ifndef TS_BATCH_H
+#define TS_BATCH_H
+
+#include "postgres.h"
+
+#include "ts_error.h"
+
+#define BATCH_MAX_OPERATIONS 100
+#define BATCH_MAX_BYTES (4 * 1024 * 1024)
+
+typedef enum BatchOpKind
+{
+	OP_INSERT,
+	OP_UPDATE,
+	OP_MERGE,
+	OP_UPSERT_REPLACE,
+	OP_UPSERT_MERGE,
+	OP_DELETE
+} BatchOpKind;
+
+typedef struct BatchOp
+{
+	int			index;			/* in the request, 0-based */
+	BatchOpKind kind;
+	text	   *pk;
+	text	   *rk;
+	Datum		props;			/* the entity without its keys */
+	text	   *if_match;		/* NULL: none or "*" */
+	bool		exists;			/* found and locked before the writes */
+	text	   *current_etag;
+	text	   *etag;			/* the result; NULL for a delete */
+} BatchOp;
+
+/*
+ * Read the operations document (JSON text, len bytes) into *n operations allocated in the current
+ * memory context, checking in this order: the payload size, the document's shape, the number of
+ * operations, then each operation in request order (well formed, a valid entity, the batch's
+ * one PartitionKey). The first failure is raised; operation errors begin "operation N: ".
+ */
+extern BatchOp *batch_parse(const char *doc, size_t len, int *n);
+
+/* Raise an error about operation index. */
+extern void batch_op_error(int index, TsErrorCode code, const char *fmt,...) pg_attribute_printf(3, 4) pg_attribute_noreturn();
+
+#endif							/* TS_BATCH_H */

@@ -9,6 +9,8 @@
 #             (pk, rk, doc jsonb) table, pgbench at 1, 4 and 8 clients               (bench/single/)
 #   query     filtered scan of 1M entities, range queries, paging and filter translation against
 #             hand-written jsonb SQL on the same data                                (bench/query.sql)
+#   batch     100-entity execute_batch (document as text and as jsonb) and 100 insert_entity calls
+#             against one raw 100-row INSERT, pgbench at 1, 4 and 8 clients          (bench/batch/)
 #
 # Every workload prints its table and, in a full run, rewrites its own section of bench/RESULTS.md.
 # --quick uses tiny sizes so that CI proves every workload still runs; it asserts no timing and
@@ -20,7 +22,7 @@ source "$BENCH_DIR/../scripts/lib.sh"
 QUICK=0
 SETUP=1
 WORKLOADS=()
-ALL_WORKLOADS=(codec single query)
+ALL_WORKLOADS=(codec single query batch)
 for a in "$@"; do
 	case "$a" in
 		--quick) QUICK=1 ;;
@@ -163,6 +165,57 @@ workload_query() {
 		echo
 		grep '^raw medians' "$OUT/query.txt" | sed 's/^/    /'
 	} >"$OUT/query.md"
+	psql -X -q -c "DROP DATABASE $db"
+}
+
+workload_batch() {
+	local n=100000 rounds=3 secs=5 db c r side tps sides
+	[ $QUICK -eq 1 ] && n=1000 rounds=1 secs=1
+	db=$(bench_db batch)
+	ts_log "batch: 100 entities per transaction, pgbench -M prepared, $rounds rounds of ${secs}s per point"
+	psql -X -q -v ON_ERROR_STOP=1 -d "$db" -v n=$n -f "$BENCH_DIR/batch/setup.sql"
+	bash "$BENCH_DIR/batch/gen.sh" "$OUT"
+	: >"$OUT/batch.tsv"
+	for c in 1 4 8; do
+		for r in $(seq "$rounds"); do
+			# rotate the order of the sides, so that none always runs on the freshest table
+			sides="raw_multi ts_batch ts_batchjsonb ts_single"
+			for _ in $(seq $((r - 1))); do sides="${sides#* } ${sides%% *}"; done
+			for side in $sides; do
+				tps=$(pgbench_tps "$db" "$OUT/$side.sql" "$c" "$secs")
+				printf '%s\t%s\t%s\n' "$side" "$c" "$(perl -e 'printf "%.0f", $ARGV[0] * 100' "$tps")" >>"$OUT/batch.tsv"
+				printf '  %-14s clients=%s round %s: %8.0f entities/s\n' "$side" "$c" "$r" "$(perl -e 'print $ARGV[0] * 100' "$tps")"
+			done
+		done
+	done
+	{
+		echo "## Batches against a raw multi-row INSERT (issue 5)"
+		echo
+		echo "$(machine_line) pgbench -M prepared on the same cluster; each transaction writes 100 new entities of one"
+		echo "partition; $rounds rotating rounds of ${secs} s per point, medians. Raw baseline: one"
+		echo "\`INSERT INTO raw (pk, rk, doc) SELECT ... doc_text(b)::jsonb FROM generate_series(0, 99)\` into"
+		echo "\`(pk text, rk text, doc jsonb, primary key (pk, rk))\`. The batch document is built on the server from the"
+		echo "same ten-property text (\`batch_text\`, bench/batch/setup.sql) and passed as text, or cast to jsonb first."
+		echo "Target: execute_batch at least 0.8x the raw INSERT's entities per second."
+		echo
+		echo "| workload | clients | entities/s | ratio to raw INSERT | verdict |"
+		echo "|---|---|---|---|---|"
+		perl -e '
+			my (%v, %c);
+			while (<>) { chomp; my ($s, $c, $x) = split /\t/; push @{$v{$s}{$c}}, $x; $c{$c} = 1; }
+			sub med { my @a = sort { $a <=> $b } @_; my $n = @a; $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2 }
+			my %label = (raw_multi => "raw 100-row INSERT", ts_batch => "execute_batch, document as text",
+				ts_batchjsonb => "execute_batch, document as jsonb", ts_single => "100 insert_entity calls");
+			for my $c (sort { $a <=> $b } keys %c) {
+				my $raw = med(@{$v{raw_multi}{$c}});
+				for my $s (qw(raw_multi ts_batch ts_batchjsonb ts_single)) {
+					my $m = med(@{$v{$s}{$c}}); my $r = $raw ? $m / $raw : 0;
+					my $verdict = $s =~ /^ts_batch/ ? ($r >= 0.8 ? "met" : "MISSED") : "";
+					printf "| %s | %d | %.0f | %.2f | %s |\n", $label{$s}, $c, $m, $r, $verdict;
+				}
+			}' "$OUT/batch.tsv"
+	} >"$OUT/batch.md"
+	cat "$OUT/batch.md"
 	psql -X -q -c "DROP DATABASE $db"
 }
 

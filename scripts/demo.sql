@@ -19,7 +19,7 @@ SELECT prop_type(:'ken', 'Age') AS age_type, prop_int32(:'ken', 'Age') AS age,
        prop_int64(:'ken', 'Age') AS age_as_int64;
 
 -- Merge (right side wins) and remove.
-SELECT :'ken'::entity || '{"Age":24,"Team":"EMEA"}' - 'Photo' AS merged;
+SELECT (:'ken'::entity || '{"Age":24,"Team":"EMEA"}') - 'Photo' AS merged;
 
 -- Limits are enforced with the service's error codes.
 \set ON_ERROR_STOP 0
@@ -45,3 +45,25 @@ SELECT merge_entity('Employees', '{"PartitionKey":"Sales","RowKey":"00010","Age"
 -- Plain SQL sees the same rows; the trigger stamps Timestamp and ETag on plain writes too.
 UPDATE tablestore_data.employees SET properties = properties || '{"Team":"EMEA"}' WHERE row_key = '00011';
 SELECT partition_key, row_key, "timestamp", etag, properties FROM tablestore_data.employees ORDER BY row_key;
+
+-- Queries: OData $filter, $select and $top, in (PartitionKey, RowKey) order, with continuations.
+SELECT row_key, properties FROM query_entities('Employees', 'PartitionKey eq ''Sales'' and Age gt 30', 'FirstName,Age');
+SELECT odata_to_sql('PartitionKey eq ''Sales'' and (RowKey ge ''00010'' and RowKey lt ''00011'')') AS translated;
+SELECT jsonb_pretty(query_page('Employees', NULL, 'FirstName', 1)) AS first_page;
+
+-- An entity group transaction: one partition, up to 100 operations, all or nothing.
+SELECT execute_batch('Employees', '[
+  {"op":"insert","entity":{"PartitionKey":"Sales","RowKey":"empid_000123","FirstName":"Don","Email":"donh@contoso.com"}},
+  {"op":"insert","entity":{"PartitionKey":"Sales","RowKey":"email_donh@contoso.com","EmployeeId":"000123"}},
+  {"op":"upsert_merge","entity":{"PartitionKey":"Sales","RowKey":"00011","Team":"APAC"}},
+  {"op":"delete","entity":{"PartitionKey":"Sales","RowKey":"00010"}}]') AS results;
+-- A failing operation names its index, and nothing of the batch is applied.
+\set ON_ERROR_STOP 0
+SELECT execute_batch('Employees', '[
+  {"op":"merge","entity":{"PartitionKey":"Sales","RowKey":"empid_000123","Email":"don@contoso.com"}},
+  {"op":"insert","entity":{"PartitionKey":"Sales","RowKey":"email_donh@contoso.com","EmployeeId":"000999"}}]');
+SELECT execute_batch('Employees', '[
+  {"op":"insert","entity":{"PartitionKey":"Sales","RowKey":"a"}},
+  {"op":"insert","entity":{"PartitionKey":"Marketing","RowKey":"b"}}]');
+\set ON_ERROR_STOP 1
+SELECT row_key, properties FROM query_entities('Employees', 'PartitionKey eq ''Sales''');

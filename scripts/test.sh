@@ -7,6 +7,7 @@
 #   scenarios    test/scenario/*.sh (concurrency, pg_dump round trip, patterns)
 #   TAP          test/tap/*.pl with PostgreSQL::Test::Cluster (crash, replication) - own clusters
 #   fuzz smoke   test/fuzz: each libFuzzer target for a short run (TS_FUZZ_SECONDS, default 20)
+#   demo         scripts/demo.sql runs to the end without an unexpected error
 #   bench smoke  bench/run.sh --quick (every workload completes; no timing is asserted)
 #
 # TS_TEST_ONLY=regress,pgtap,... runs only the named parts.
@@ -16,7 +17,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PASSED=0
 FAILED=0
 FAILURES=()
-ONLY=${TS_TEST_ONLY:-regress,pgtap,scenario,tap,fuzz,bench}
+ONLY=${TS_TEST_ONLY:-regress,pgtap,scenario,tap,fuzz,demo,bench}
 
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
@@ -80,6 +81,7 @@ run_scenarios() {
 	ts_log "scenario tests (test/scenario)"
 	for f in "$TS_ROOT"/test/scenario/*.sh; do
 		name=$(basename "$f" .sh)
+		[ "$name" = lib ] && continue
 		TS_ROOT="$TS_ROOT" bash "$f" >"/tmp/tablestore-scenario-$name.log" 2>&1
 		local status=$?
 		if [ $status -ne 0 ]; then tail -30 "/tmp/tablestore-scenario-$name.log"; fi
@@ -114,6 +116,16 @@ run_fuzz() {
 	done
 }
 
+# The demo shows its expected errors with ON_ERROR_STOP off around them; anything else stops it.
+run_demo() {
+	ts_log "demo (scripts/demo.sql)"
+	psql -X -q -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS tablestore_demo_check" \
+		-c "CREATE DATABASE tablestore_demo_check" >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -d tablestore_demo_check -f "$TS_ROOT/scripts/demo.sql" >/dev/null 2>&1
+	record "demo" $?
+	psql -X -q -c "DROP DATABASE tablestore_demo_check" >/dev/null
+}
+
 run_bench() {
 	[ -f "$TS_ROOT/bench/run.sh" ] || return 0
 	ts_log "benchmark smoke (bench/run.sh --quick)"
@@ -128,6 +140,7 @@ want pgtap && run_pgtap
 want scenario && run_scenarios
 want tap && run_tap
 want fuzz && run_fuzz
+want demo && run_demo
 want bench && run_bench
 
 if [ $FAILED -gt 0 ]; then

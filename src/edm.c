@@ -718,7 +718,7 @@ edm_is_reserved_name(const char *s, size_t len)
 		(len == 9 && memcmp(s, "Timestamp", 9) == 0);
 }
 
-/* C# identifier rules over valid UTF-8; at most 255 UTF-16 code units. */
+/* C# identifier rules (invalid UTF-8 is an invalid name); at most 255 UTF-16 code units. */
 EdmCheck
 edm_check_name(const char *str, size_t len)
 {
@@ -726,7 +726,7 @@ edm_check_name(const char *str, size_t len)
 	size_t		i = 0;
 	bool		first = true;
 
-	if (len == 0)
+	if (len == 0 || !edm_utf8_valid(str, len))
 		return EDM_CHECK_INVALID;
 	if (edm_utf16_len(str, len) > TS_MAX_NAME_UTF16)
 		return EDM_CHECK_TOO_LONG;

@@ -159,6 +159,16 @@ scan_string(Parser *ps, JsonVal *v)
 			v->escaped = true;
 			continue;
 		}
+		if (c >= 0x80)
+		{
+			/* the server hands over valid UTF-8; other callers (and fuzzers) may not */
+			size_t		n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+
+			if (i + n > ps->len || !edm_utf8_valid(s + i, n))
+				return syntax_error(ps, i, "invalid UTF-8 in a string");
+			i += n;
+			continue;
+		}
 		i++;
 	}
 	v->p = s + ps->i + 1;

@@ -254,6 +254,12 @@ odata_parse(const char *filter, size_t len, int max_comparisons, int *ncompariso
 	bool		expect_operand = true;
 	OdToken		tok;
 
+	/* the server hands over valid UTF-8 without U+0000; other callers (and fuzzers) may not */
+	if (!edm_utf8_valid(filter, len) || memchr(filter, '\0', len) != NULL)
+	{
+		ts_fail(err, TSE_FILTER_SYNTAX, "the filter is not valid UTF-8 text");
+		return NULL;
+	}
 	ps.lx.s = filter;
 	ps.lx.len = len;
 	ps.lx.err = err;

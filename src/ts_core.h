@@ -10,6 +10,18 @@
 
 #ifdef TS_FRONTEND
 #include "postgres_fe.h"
+
+/*
+ * The frontend has no varlena macros (they live in postgres.h). The fuzz builds only ever make
+ * and read plain varlenas with a 4-byte header, so these are enough there (little-endian only,
+ * like the fuzz hosts).
+ */
+#define TS_VARLENA_LEN(p)	(*(const uint32 *) (p))
+#define SET_VARSIZE(p, len)	(*(uint32 *) (p) = (uint32) (len) << 2)
+#define VARSIZE(p)			((TS_VARLENA_LEN(p) >> 2) & 0x3FFFFFFF)
+#define VARDATA(p)			(((char *) (p)) + VARHDRSZ)
+#define VARSIZE_ANY_EXHDR(p) (VARSIZE(p) - VARHDRSZ)
+#define VARDATA_ANY(p)		VARDATA(p)
 #else
 #include "postgres.h"
 #endif

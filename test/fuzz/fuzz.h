@@ -1,0 +1,26 @@
+/*
+ * fuzz.h - shared by the libFuzzer targets: the arena reset and round-trip check (fuzz_support.c) and a check that
+ * aborts with a message, so that a broken property is a finding like a crash.
+ */
+#ifndef FUZZ_H
+#define FUZZ_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+extern void fuzz_reset(void);
+
+/* An accepted entity's JSON parses back to the same bytes (the form is canonical). */
+struct varlena;
+extern void fuzz_check_json_roundtrip(const struct varlena *e);
+
+#define FUZZ_CHECK(cond, what) \
+	do { \
+		if (!(cond)) \
+		{ \
+			fprintf(stderr, "fuzz property failed: %s\n", what); \
+			abort(); \
+		} \
+	} while (0)
+
+#endif							/* FUZZ_H */

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# test/fuzz/run.sh - build and run the libFuzzer targets (clang, ASan, UBSan) on the extension's
+# own parsing code, compiled for the frontend (-DTS_FRONTEND) against libpgcommon/libpgport.
+#
+#   bash test/fuzz/run.sh --list             the targets
+#   bash test/fuzz/run.sh TARGET [SECONDS]   build (if needed) and fuzz TARGET for SECONDS (default
+#                                            600); exits non-zero on a finding, which is saved in
+#                                            test/fuzz/artifacts/
+#   bash test/fuzz/run.sh --all [SECONDS]    every target in turn
+#
+# Each target starts from its seed corpus (test/fuzz/corpus/TARGET, in the repository) and keeps
+# what it discovers in test/fuzz/build/corpus-TARGET (not in the repository).
+set -eu -o pipefail
+FUZZ_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$FUZZ_DIR/../../scripts/lib.sh"
+
+TARGETS=(entity_json entity_binary odata)
+# the project sources each target links: the parsers and codecs, which never call the backend
+PARSERS=(edm ts_error entity_build entity_json_in entity_json_out entity_binary_in odata_lex odata_parse odata_sql)
+BUILD="$FUZZ_DIR/build"
+CLANG=clang-14
+
+build() {
+	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib
+	ts_install_packages clang-14 libclang-rt-14-dev postgresql-server-dev-15
+	for s in "${PARSERS[@]}"; do srcs+=("$TS_ROOT/src/$s.c"); done
+	srcs+=("$FUZZ_DIR/fuzz_$target.c" "$FUZZ_DIR/fuzz_support.c")
+	# rebuild when any source is newer than the binary
+	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src" "$FUZZ_DIR/fuzz.h" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
+		return 0
+	fi
+	mkdir -p "$BUILD"
+	inc=$("$TS_PG_CONFIG" --includedir-server)
+	lib=$("$TS_PG_CONFIG" --pkglibdir)
+	ts_log "building fuzz_$target"
+	"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wno-ignored-attributes \
+		-DTS_FRONTEND -I"$TS_ROOT/src" -I"$FUZZ_DIR" -I"$inc" -o "$bin" "${srcs[@]}" \
+		"$lib/libpgcommon.a" "$lib/libpgport.a" -lm
+}
+
+fuzz() {
+	local target=$1 secs=$2 corpus="$BUILD/corpus-$1"
+	build "$target"
+	mkdir -p "$corpus" "$FUZZ_DIR/artifacts"
+	ts_log "fuzzing $target for ${secs}s"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$BUILD/fuzz_$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix="$FUZZ_DIR/artifacts/$target-" \
+		"$corpus" "$FUZZ_DIR/corpus/$target" 2>&1 | tail -25
+}
+
+case "${1:-}" in
+	--list) printf '%s\n' "${TARGETS[@]}" ;;
+	--all)
+		for t in "${TARGETS[@]}"; do fuzz "$t" "${2:-600}"; done ;;
+	entity_json | entity_binary | odata) fuzz "$1" "${2:-600}" ;;
+	*) sed -n '2,13p' "$0"; exit 2 ;;
+esac

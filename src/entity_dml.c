@@ -134,6 +134,17 @@ ts_spi_connect(void)
 		elog(ERROR, "tablestore: SPI_connect failed");
 }
 
+/* Keys given as arguments follow the key rules: a key that no entity can have is bad input. */
+static void
+check_key_args(text *pk, text *rk)
+{
+	TsError		err = {0};
+
+	if (!entity_check_key(VARDATA_ANY(pk), VARSIZE_ANY_EXHDR(pk), "PartitionKey", &err) ||
+		!entity_check_key(VARDATA_ANY(rk), VARSIZE_ANY_EXHDR(rk), "RowKey", &err))
+		ts_raise(&err);
+}
+
 PG_FUNCTION_INFO_V1(tablestore_insert_entity);
 Datum
 tablestore_insert_entity(PG_FUNCTION_ARGS)
@@ -290,6 +301,7 @@ tablestore_delete_entity(PG_FUNCTION_ARGS)
 	im = etag_parse_if_match(PG_GETARG_TEXT_PP(3));
 	pk = PG_GETARG_TEXT_PP(1);
 	rk = PG_GETARG_TEXT_PP(2);
+	check_key_args(pk, rk);
 	args[0] = PointerGetDatum(pk);
 	args[1] = PointerGetDatum(rk);
 	args[2] = PointerGetDatum(PG_GETARG_TEXT_PP(3));
@@ -328,6 +340,7 @@ tablestore_get_entity(PG_FUNCTION_ARGS)
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	pk = PG_GETARG_TEXT_PP(1);
 	rk = PG_GETARG_TEXT_PP(2);
+	check_key_args(pk, rk);
 	sel = select_list_parse(PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
 	if (get_call_result_type(fcinfo, NULL, &rowdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "tablestore.get_entity must return a composite type");

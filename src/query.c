@@ -237,6 +237,31 @@ begin_query_settings(const OdFilter *f)
 	return level;
 }
 
+/*
+ * The continuation in arguments arg (NextPartitionKey) and arg + 1 (NextRowKey): NextRowKey
+ * needs NextPartitionKey, and each must be a key an entity can have.
+ */
+static void
+check_continuation(FunctionCallInfo fcinfo, int arg)
+{
+	static const char *const names[] = {"NextPartitionKey", "NextRowKey"};
+
+	if (PG_ARGISNULL(arg) && !PG_ARGISNULL(arg + 1))
+		ts_raisef(TSE_QUERY_ARG, "a continuation with NextRowKey needs NextPartitionKey");
+	for (int k = 0; k < 2; k++)
+	{
+		text	   *key;
+		char		ex[TS_EXCERPT_BUF];
+
+		if (PG_ARGISNULL(arg + k))
+			continue;
+		key = PG_GETARG_TEXT_PP(arg + k);
+		if (edm_check_key(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)) != EDM_CHECK_OK)
+			ts_raisef(TSE_QUERY_ARG, "the continuation's %s \"%s\" is not a valid key", names[k],
+					  ts_excerpt(ex, sizeof(ex), VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)));
+	}
+}
+
 /* The statement query_entities runs (continuation, when given, as literals). */
 static void
 build_select(StringInfo sql, const TsTable *t, const OdFilter *f, int top, text *npk, text *nrk)
@@ -273,8 +298,7 @@ tablestore_query_sql(PG_FUNCTION_ARGS)
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, INLINE_LITERALS);
 	top = check_top(fcinfo, 2, true);
-	if (PG_ARGISNULL(3) && !PG_ARGISNULL(4))
-		ts_raisef(TSE_QUERY_ARG, "a continuation with NextRowKey needs NextPartitionKey");
+	check_continuation(fcinfo, 3);
 	initStringInfo(&sql);
 	build_select(&sql, &t, &f, top, PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3),
 				 PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4));
@@ -301,8 +325,7 @@ tablestore_explain_query(PG_FUNCTION_ARGS)
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, INLINE_LITERALS);
 	top = check_top(fcinfo, 2, true);
-	if (PG_ARGISNULL(3) && !PG_ARGISNULL(4))
-		ts_raisef(TSE_QUERY_ARG, "a continuation with NextRowKey needs NextPartitionKey");
+	check_continuation(fcinfo, 3);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "EXPLAIN (COSTS OFF) ");
@@ -721,8 +744,7 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, 5);
 	pg.sel = select_list_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
 	top = check_top(fcinfo, 3, false);
-	if (PG_ARGISNULL(4) && !PG_ARGISNULL(5))
-		ts_raisef(TSE_QUERY_ARG, "a continuation with NextRowKey needs NextPartitionKey");
+	check_continuation(fcinfo, 4);
 	pos_pk = PG_ARGISNULL(4) ? cstring_to_text("") : PG_GETARG_TEXT_PP(4);
 	pos_rk = PG_ARGISNULL(5) ? cstring_to_text("") : PG_GETARG_TEXT_PP(5);
 	initStringInfo(&pg.json);

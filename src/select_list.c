@@ -40,6 +40,8 @@ select_list_parse(text *select)
 		if (edm_check_name(s + a, b - a) != EDM_CHECK_OK)
 			ts_raisef(TSE_QUERY_ARG, "$select names \"%s\", which is not a valid property name",
 					  ts_excerpt(ex, sizeof(ex), s + a, b - a));
+		if (sel->n == TS_MAX_PROPERTIES)
+			ts_raisef(TSE_QUERY_ARG, "$select names more than %d properties", TS_MAX_PROPERTIES);
 		sel->names[sel->n] = s + a;
 		sel->lens[sel->n++] = b - a;
 	}

@@ -403,3 +403,113 @@ AS 'MODULE_PATHNAME', 'tablestore_execute_batch_text' LANGUAGE C VOLATILE;
 
 COMMENT ON FUNCTION tablestore.execute_batch(text, text) IS
 'An entity group transaction given as JSON text (read as sent); see execute_batch(text, jsonb)';
+
+--------------------------------------------------------------------------------------------------
+-- Scoped access: a role limited to a key range of a table (shared access signatures, in SQL)
+--------------------------------------------------------------------------------------------------
+
+-- The key range of a scope as an SQL condition over the key columns: from (start_pk, start_rk)
+-- to (end_pk, end_rk) in key order, both ends included; a start or end without its RowKey spans
+-- whole partitions, a NULL start or end is open.
+CREATE FUNCTION tablestore._scope_condition(start_pk text, start_rk text, end_pk text, end_rk text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF (start_rk IS NOT NULL AND start_pk IS NULL) OR (end_rk IS NOT NULL AND end_pk IS NULL) THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: a RowKey bound needs its PartitionKey bound';
+	END IF;
+	RETURN concat_ws(' AND ',
+		CASE WHEN start_rk IS NOT NULL THEN format('(partition_key, row_key) >= (%L, %L)', start_pk, start_rk)
+			 WHEN start_pk IS NOT NULL THEN format('partition_key >= %L', start_pk) END,
+		CASE WHEN end_rk IS NOT NULL THEN format('(partition_key, row_key) <= (%L, %L)', end_pk, end_rk)
+			 WHEN end_pk IS NOT NULL THEN format('partition_key <= %L', end_pk) END,
+		'true');
+END $$;
+
+-- The relation name (lower case) of an existing table; InvalidResourceName or TableNotFound.
+CREATE FUNCTION tablestore._existing_table_key(tbl text) RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM tablestore._check_table_name(tbl);
+	IF to_regclass('tablestore_data.' || quote_ident(lower(tbl))) IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSN02', MESSAGE = format('TableNotFound: the table "%s" does not exist', tbl);
+	END IF;
+	RETURN lower(tbl);
+END $$;
+
+CREATE FUNCTION tablestore.grant_scoped_access(tbl text, grantee regrole, permissions text DEFAULT 'r',
+	start_partition_key text DEFAULT NULL, start_row_key text DEFAULT NULL,
+	end_partition_key text DEFAULT NULL, end_row_key text DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	tkey text;
+	cond text;
+	prefix text;
+	p text;
+BEGIN
+	IF tbl IS NULL OR grantee IS NULL OR permissions IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: tbl, grantee and permissions must not be NULL';
+	END IF;
+	IF permissions !~ '^[raud]+$' THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00',
+			MESSAGE = 'InvalidInput: permissions are letters of "raud" (read, add, update, delete)';
+	END IF;
+	tkey := tablestore._existing_table_key(tbl);
+	cond := tablestore._scope_condition(start_partition_key, start_row_key, end_partition_key, end_row_key);
+	-- one policy per command; its name ties it to the grantee and this scope
+	prefix := format('scope_%s_%s_', grantee::oid,
+		left(md5(concat_ws('|', start_partition_key, start_row_key, end_partition_key, end_row_key)), 8));
+	EXECUTE format('ALTER TABLE tablestore_data.%I ENABLE ROW LEVEL SECURITY', tkey);
+	-- granting the same scope again replaces it
+	FOR p IN SELECT policyname FROM pg_policies
+			 WHERE schemaname = 'tablestore_data' AND tablename = tkey AND starts_with(policyname, prefix) LOOP
+		EXECUTE format('DROP POLICY %I ON tablestore_data.%I', p, tkey);
+	END LOOP;
+	-- every permission reads its range: writes return ETags and check If-Match
+	EXECUTE format('CREATE POLICY %I ON tablestore_data.%I FOR SELECT TO %s USING (%s)', prefix || 'select', tkey, grantee, cond);
+	EXECUTE format('GRANT SELECT ON tablestore_data.%I TO %s', tkey, grantee);
+	IF permissions ~ 'a' THEN
+		EXECUTE format('CREATE POLICY %I ON tablestore_data.%I FOR INSERT TO %s WITH CHECK (%s)', prefix || 'insert', tkey, grantee, cond);
+		EXECUTE format('GRANT INSERT ON tablestore_data.%I TO %s', tkey, grantee);
+	END IF;
+	IF permissions ~ 'u' THEN
+		EXECUTE format('CREATE POLICY %I ON tablestore_data.%I FOR UPDATE TO %s USING (%s) WITH CHECK (%s)',
+			prefix || 'update', tkey, grantee, cond, cond);
+		EXECUTE format('GRANT UPDATE ON tablestore_data.%I TO %s', tkey, grantee);
+	ELSIF permissions ~ 'd' THEN
+		-- a batch locks the rows it deletes (SELECT ... FOR UPDATE needs UPDATE): allow the lock,
+		-- never a change
+		EXECUTE format('CREATE POLICY %I ON tablestore_data.%I FOR UPDATE TO %s USING (%s) WITH CHECK (false)',
+			prefix || 'lock', tkey, grantee, cond);
+		EXECUTE format('GRANT UPDATE ON tablestore_data.%I TO %s', tkey, grantee);
+	END IF;
+	IF permissions ~ 'd' THEN
+		EXECUTE format('CREATE POLICY %I ON tablestore_data.%I FOR DELETE TO %s USING (%s)', prefix || 'delete', tkey, grantee, cond);
+		EXECUTE format('GRANT DELETE ON tablestore_data.%I TO %s', tkey, grantee);
+	END IF;
+END $$;
+
+COMMENT ON FUNCTION tablestore.grant_scoped_access(text, regrole, text, text, text, text, text) IS
+'Limit a role to a key range of a table with row-level security: permissions "raud", range from (start PK, RK) to (end PK, RK)';
+
+CREATE FUNCTION tablestore.revoke_scoped_access(tbl text, grantee regrole) RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	tkey text;
+	pol text;
+	n int := 0;
+BEGIN
+	IF tbl IS NULL OR grantee IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: tbl and grantee must not be NULL';
+	END IF;
+	tkey := tablestore._existing_table_key(tbl);
+	FOR pol IN SELECT policyname FROM pg_policies
+			   WHERE schemaname = 'tablestore_data' AND tablename = tkey AND policyname LIKE format('scope\_%s\_%%', grantee::oid) LOOP
+		EXECUTE format('DROP POLICY %I ON tablestore_data.%I', pol, tkey);
+		n := n + 1;
+	END LOOP;
+	EXECUTE format('REVOKE ALL ON tablestore_data.%I FROM %s', tkey, grantee);
+	RETURN n;
+END $$;
+
+COMMENT ON FUNCTION tablestore.revoke_scoped_access(text, regrole) IS
+'Remove every scope of a role on a table and its privileges on it; returns the number of policies dropped';

@@ -7,6 +7,7 @@
 #   scenarios    test/scenario/*.sh (concurrency, pg_dump round trip, patterns)
 #   TAP          test/tap/*.pl with PostgreSQL::Test::Cluster (crash, replication) - own clusters
 #   fuzz smoke   test/fuzz: each libFuzzer target for a short run (TS_FUZZ_SECONDS, default 20)
+#   soak         test/soak/soak.sh for 30 s at 16 clients: no error, flat backend memory
 #   demo         scripts/demo.sql runs to the end without an unexpected error
 #   bench smoke  bench/run.sh --quick (every workload completes; no timing is asserted)
 #
@@ -17,7 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PASSED=0
 FAILED=0
 FAILURES=()
-ONLY=${TS_TEST_ONLY:-regress,pgtap,scenario,tap,fuzz,demo,bench}
+ONLY=${TS_TEST_ONLY:-regress,pgtap,scenario,tap,fuzz,soak,demo,bench}
 
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
@@ -116,6 +117,12 @@ run_fuzz() {
 	done
 }
 
+run_soak() {
+	ts_log "soak (test/soak/soak.sh --seconds ${TS_SOAK_SECONDS:-30})"
+	bash "$TS_ROOT/test/soak/soak.sh" --no-setup --seconds "${TS_SOAK_SECONDS:-30}" 2>&1 | grep -E '^# |error|GROWING'
+	record "soak (${TS_SOAK_SECONDS:-30}s, 16 clients)" "${PIPESTATUS[0]}"
+}
+
 # The demo shows its expected errors with ON_ERROR_STOP off around them; anything else stops it.
 run_demo() {
 	ts_log "demo (scripts/demo.sql)"
@@ -140,6 +147,7 @@ want pgtap && run_pgtap
 want scenario && run_scenarios
 want tap && run_tap
 want fuzz && run_fuzz
+want soak && run_soak
 want demo && run_demo
 want bench && run_bench
 

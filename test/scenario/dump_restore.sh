@@ -60,4 +60,28 @@ for format in custom plain; do
 		"$(q $DST "SELECT tablestore.create_table('CUSTOMERS')" 2>&1 | grep -o TableAlreadyExists)" "TableAlreadyExists"
 done
 echo "# pg_dump/pg_restore: $(wc -l <"$WORK/before.txt") entities in 3 tables identical after custom and plain formats"
+
+# many tables
+TABLES=${TABLES:-400}
+fresh_db $SRC
+run_sql $SRC <<SQL
+SELECT count(tablestore.create_table(format('Day%s', 20140000 + i))) FROM generate_series(1, $TABLES) i;
+SELECT count(tablestore.insert_entity(format('Day%s', 20140000 + i), format('{"PartitionKey":"p","RowKey":"%s","n":%s}', k, i)::tablestore.entity))
+FROM generate_series(1, $TABLES) i, generate_series(1, 3) k;
+SQL
+many_digest() {
+	q "$1" "SELECT count(*) || ' tables, ' || sum(n) || ' entities, ' || md5(string_agg(t || ':' || d, ',' ORDER BY t))
+	        FROM (SELECT t, (SELECT count(*) FROM tablestore.query_entities(t)) AS n,
+	                     (SELECT md5(string_agg(row_key || etag || \"timestamp\" || properties::text, ',' ORDER BY row_key))
+	                      FROM tablestore.query_entities(t)) AS d
+	              FROM tablestore.list_tables() t) s"
+}
+want=$(many_digest $SRC)
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DST" -c "CREATE DATABASE $DST" >/dev/null
+pg_dump -Fd -j 2 -d $SRC -f "$WORK/dump.dir"
+pg_restore --exit-on-error -j 2 -d $DST "$WORK/dump.dir"
+check "many tables: $want restored" "$(many_digest $DST)" "$want"
+check "many tables: the registry" "$(q $DST "SELECT count(*) FROM tablestore.tables")" "$TABLES"
+check "many tables: every table has its trigger" "$(q $DST "SELECT count(*) FROM pg_trigger WHERE tgname = 'stamp'")" "$TABLES"
+echo "# pg_dump -Fd -j 2 / pg_restore -j 2: $want"
 psql -X -q -d postgres -c "DROP DATABASE $SRC" -c "DROP DATABASE $DST"

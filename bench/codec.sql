@@ -99,8 +99,8 @@ SELECT 'table size (bytes, heap + toast)',
 \pset footer off
 SELECT * FROM result;
 -- machine-readable lines for bench/run.sh
+\set QUIET on
 \t on
 \pset format unaligned
-\set QUIET on
 SELECT '|' || concat_ws(' | ', what, entity_ms, jsonb_ms, ratio, target, verdict) || '|' FROM result;
 SELECT 'raw medians (ms): ' || string_agg(name || '=' || round(ms::numeric, 1), ', ' ORDER BY name) FROM med;

@@ -151,9 +151,9 @@ FROM (
 \pset footer off
 SELECT * FROM result;
 SELECT round(:translate_us::numeric, 1) AS "translation of a 15-comparison filter (us per call)";
+\set QUIET on
 \t on
 \pset format unaligned
-\set QUIET on
 SELECT '|' || concat_ws(' | ', what, ts_ms, raw_ms, ratio, target, verdict) || '|' FROM result;
 SELECT '|translation of a 15-comparison filter (us per call) | ' || round(:translate_us::numeric, 1) || ' |  |  | at most 50 | ' ||
 	   CASE WHEN :translate_us <= 50 THEN 'met' ELSE 'MISSED' END || '|';

@@ -11,6 +11,12 @@
 #             hand-written jsonb SQL on the same data                                (bench/query.sql)
 #   batch     100-entity execute_batch (document as text and as jsonb) and 100 insert_entity calls
 #             against one raw 100-row INSERT, pgbench at 1, 4 and 8 clients          (bench/batch/)
+#   compare   every workload on three systems side by side: tablestore's functions, the raw jsonb
+#             table and Azurite (in memory, official @azure/data-tables client), at 1 and 8
+#             clients: throughput, p50/p99, ratios, and a PNG plot  (bench/compare/, bench/peers/)
+#
+# Without workload names it runs codec and compare (at most 15 minutes on 2 cores); single,
+# query and batch are the earlier, more detailed ts-versus-raw runs, each run by name.
 #
 # Every workload prints its table and, in a full run, rewrites its own section of bench/RESULTS.md.
 # --quick uses tiny sizes so that CI proves every workload still runs; it asserts no timing and
@@ -22,24 +28,30 @@ source "$BENCH_DIR/../scripts/lib.sh"
 QUICK=0
 SETUP=1
 WORKLOADS=()
-ALL_WORKLOADS=(codec single query batch)
+ALL_WORKLOADS=(codec single query batch compare)
+DEFAULT_WORKLOADS=(codec compare)
 for a in "$@"; do
 	case "$a" in
 		--quick) QUICK=1 ;;
 		--no-setup) SETUP=0 ;;
-		-h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+		-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
 		-*) ts_die "unknown option $a" ;;
 		*) WORKLOADS+=("$a") ;;
 	esac
 done
-[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=("${ALL_WORKLOADS[@]}")
+if [ ${#WORKLOADS[@]} -eq 0 ]; then
+	# the quick smoke covers every workload, so that none of them rots
+	if [ $QUICK -eq 1 ]; then WORKLOADS=("${ALL_WORKLOADS[@]}"); else WORKLOADS=("${DEFAULT_WORKLOADS[@]}"); fi
+fi
 
 OUT=$(mktemp -d /tmp/tablestore-bench.XXXXXX)
 chmod 755 "$OUT"
 
 machine_line() {
-	printf 'Run %s on %s cores, %s; PostgreSQL %s.' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" \
-		"$(. /etc/os-release && echo "$PRETTY_NAME")" "$(psql -XAtc 'SHOW server_version' | cut -d' ' -f1)"
+	printf 'Run %s on %s cores, %s; PostgreSQL %s (%s).' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" \
+		"$(. /etc/os-release && echo "$PRETTY_NAME")" "$(psql -XAtc 'SHOW server_version' | cut -d' ' -f1)" \
+		"$(psql -XAtc "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings
+			WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_wal_size')")"
 }
 
 # replace_section NAME FILE: put FILE between the NAME markers of RESULTS.md (append if absent).
@@ -61,7 +73,7 @@ bench_db() {
 }
 
 workload_codec() {
-	local n=300000 trials=7 db
+	local n=200000 trials=5 db
 	[ $QUICK -eq 1 ] && n=2000 trials=1
 	db=$(bench_db codec)
 	ts_log "codec: $n documents, $trials trials"
@@ -219,16 +231,190 @@ workload_batch() {
 	psql -X -q -c "DROP DATABASE $db"
 }
 
+# ---------- compare: tablestore, raw Postgres and Azurite side by side ----------
+
+PEERS="$BENCH_DIR/peers"
+AZURITE_PID=
+
+# Node.js and the pinned peers (npm ci from package-lock.json into bench/peers/node_modules).
+peers_setup() {
+	command -v node >/dev/null && command -v npm >/dev/null || ts_install_packages nodejs npm
+	if [ ! -d "$PEERS/node_modules/azurite" ] || [ ! -d "$PEERS/node_modules/@azure/data-tables" ]; then
+		ts_log "installing the benchmark peers (npm ci in bench/peers: azurite, @azure/data-tables)"
+		(cd "$PEERS" && npm ci --no-audit --no-fund --loglevel=error >/tmp/tablestore-npm.log 2>&1) ||
+			{ tail -20 /tmp/tablestore-npm.log >&2; ts_die "npm ci failed (log: /tmp/tablestore-npm.log)"; }
+	fi
+}
+
+azurite_start() {
+	AZURITE_PORT=$(ts_free_port)
+	AZURITE_DIR=$(mktemp -d /tmp/tablestore-azurite.XXXXXX)
+	"$PEERS/node_modules/.bin/azurite-table" --inMemoryPersistence --tableHost 127.0.0.1 --tablePort "$AZURITE_PORT" \
+		--silent --skipApiVersionCheck --disableTelemetry >"$AZURITE_DIR/azurite.log" 2>&1 &
+	AZURITE_PID=$!
+	for _ in $(seq 1 100); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$AZURITE_PORT") 2>/dev/null && return 0
+		kill -0 "$AZURITE_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	cat "$AZURITE_DIR/azurite.log" >&2
+	ts_die "Azurite did not start"
+}
+
+azurite_stop() {
+	[ -n "$AZURITE_PID" ] || return 0
+	kill "$AZURITE_PID" 2>/dev/null
+	wait "$AZURITE_PID" 2>/dev/null || true
+	rm -rf "$AZURITE_DIR"
+	AZURITE_PID=
+}
+
+# pg_point SIDE WORKLOAD CLIENTS: one pgbench run of bench/compare/pg/SIDE_WORKLOAD.sql; appends
+# "workload clients side entities/s p50_ms p99_ms" to $OUT/compare.tsv.
+pg_point() {
+	local side=$1 w=$2 c=$3 per run out tps logs
+	case $w in batch | range) per=100 ;; page) per=1000 ;; scan) per=$CMP_N ;; *) per=1 ;; esac
+	case $w in
+		delete) run=(-t $((CMP_VICTIMS / (2 * CMP_ROUNDS) / c))) ;;
+		scan) run=(-t "$CMP_SCANS") ;;
+		*) run=(-T "$CMP_SECS") ;;
+	esac
+	logs="$OUT/pglog.$side.$w.$c"
+	rm -f "$logs".*
+	out=$(pgbench -n -M prepared -c "$c" -j "$c" "${run[@]}" -l --log-prefix="$logs" -D n="$CMP_N" \
+		-f "$BENCH_DIR/compare/pg/${side}_$w.sql" "$CMP_DB" 2>&1)
+	tps=$(printf '%s\n' "$out" | sed -nE 's/^tps = ([0-9.]+).*/\1/p' | head -1)
+	if [ -z "$tps" ] || printf '%s\n' "$out" | grep -qE 'aborted|error'; then
+		printf '%s\n' "$out" | tail -5 >&2
+		ts_die "pgbench failed for $side $w"
+	fi
+	# the transaction log's third field is the latency in microseconds
+	cat "$logs".* | perl -e '
+		my ($w, $c, $side, $tps, $per) = @ARGV;
+		my @l = sort { $a <=> $b } map { (split)[2] / 1000 } <STDIN>;
+		my $q = sub { my $i = int($_[0] * @l); $l[$i < @l ? $i : $#l] };
+		printf "%s\t%s\t%s\t%.0f\t%.3f\t%.3f\n", $w, $c, $side, $tps * $per, $q->(0.5), $q->(0.99);' \
+		"$w" "$c" "$side" "$tps" "$per" >>"$OUT/compare.tsv"
+	rm -f "$logs".*
+	tail -1 "$OUT/compare.tsv" | awk -F'\t' '{ printf "  %-8s %-11s clients=%s  %10.0f entities/s  p50 %8.3f ms  p99 %8.3f ms\n", $1, $3, $2, $4, $5, $6 }'
+}
+
+az_point() {
+	local w=$1 c=$2 res extra=()
+	case $w in
+		delete) extra=("$AZ_VICTIM_NEXT" $((AZ_VICTIMS / 2))); AZ_VICTIM_NEXT=$((AZ_VICTIM_NEXT + AZ_VICTIMS / 2)) ;;
+		scan) extra=(1 "$AZ_SCANS") ;;
+	esac
+	res=$(node "$PEERS/azurite_driver.mjs" run "$AZURITE_PORT" "$w" "$c" "$CMP_SECS" "$AZ_N" "${extra[@]}") ||
+		ts_die "the Azurite driver failed for $w"
+	printf '%s' "$res" | perl -MJSON::PP -e '
+		my $r = decode_json(<STDIN>);
+		printf "%s\t%s\tazurite\t%.0f\t%.3f\t%.3f\n", @ARGV, $r->{entities} / $r->{seconds}, $r->{p50_ms}, $r->{p99_ms};' \
+		"$w" "$c" >>"$OUT/compare.tsv"
+	tail -1 "$OUT/compare.tsv" | awk -F'\t' '{ printf "  %-8s %-11s clients=%s  %10.0f entities/s  p50 %8.3f ms  p99 %8.3f ms\n", $1, $3, $2, $4, $5, $6 }'
+}
+
+workload_compare() {
+	local started=$SECONDS w c r
+	CMP_N=1000000 CMP_VICTIMS=300000 CMP_SECS=3 CMP_SCANS=3 AZ_N=100000 AZ_VICTIMS=6000 AZ_SCANS=2
+	local rounds=5
+	[ $QUICK -eq 1 ] && CMP_N=10000 CMP_VICTIMS=800 CMP_SECS=1 CMP_SCANS=1 AZ_N=2000 AZ_VICTIMS=200 AZ_SCANS=1 rounds=1
+	AZ_VICTIM_NEXT=1
+	CMP_ROUNDS=$rounds
+	peers_setup
+	azurite_start
+	ts_log "compare: Azurite $(node -p "require('$PEERS/node_modules/azurite/package.json').version") on port $AZURITE_PORT; loading $AZ_N entities"
+	node "$PEERS/azurite_driver.mjs" load "$AZURITE_PORT" "$AZ_N" "$AZ_VICTIMS" || ts_die "loading Azurite failed"
+	CMP_DB=$(bench_db compare)
+	ts_log "compare: loading $CMP_N entities into tablestore and into the raw table ($((SECONDS - started)) s so far)"
+	psql -X -q -v ON_ERROR_STOP=1 -d "$CMP_DB" -v n="$CMP_N" -v victims="$CMP_VICTIMS" -f "$BENCH_DIR/compare/setup.sql"
+	: >"$OUT/compare.tsv"
+	for w in insert get merge replace delete batch range page scan; do
+		for c in 1 8; do
+			[ "$w" = scan ] && [ "$c" -ne 1 ] && continue
+			ts_log "compare: $w, $c client(s) ($((SECONDS - started)) s so far)"
+			for r in $(seq "$rounds"); do
+				# alternate which Postgres side runs first
+				if [ $((r % 2)) -eq 1 ]; then pg_point ts "$w" "$c"; pg_point raw "$w" "$c"
+				else pg_point raw "$w" "$c"; pg_point ts "$w" "$c"; fi
+			done
+			az_point "$w" "$c"
+		done
+	done
+	azurite_stop
+	psql -X -q -c "DROP DATABASE $CMP_DB"
+	compare_report "$((SECONDS - started))"
+}
+
+# The table, the ratios and their verdicts, and the plot.
+compare_report() {
+	local secs=$1 azv clientv
+	azv=$(node -p "require('$PEERS/node_modules/azurite/package.json').version")
+	clientv=$(node -p "require('$PEERS/node_modules/@azure/data-tables/package.json').version")
+	perl -e '
+		my $out = pop @ARGV;
+		my (%v, @order, %seen);
+		while (<>) { chomp; my ($w, $c, $s, $e, $p50, $p99) = split /\t/; push @{$v{"$w\t$c"}{$s}}, [$e, $p50, $p99];
+			push @order, "$w\t$c" unless $seen{"$w\t$c"}++; }
+		sub med { my @a = sort { $a <=> $b } @_; my $n = @a; $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2 }
+		my %target = (insert => 0.85, get => 0.85, merge => 0.85, replace => 0.85, delete => 0.85, batch => 0.8, scan => 1.0);
+		my %label = (insert => "single insert", get => "point read", merge => "merge one property", replace => "replace",
+			delete => "delete", batch => "100-entity batch insert", range => "range query, 100 rows",
+			page => "paging a partition (10 pages of 100)", scan => "filtered scan (Age gt 75)");
+		open my $md, ">", "$out/compare.rows" or die;
+		open my $plot, ">", "$out/compare.plot" or die;
+		for my $k (@order) {
+			my ($w, $c) = split /\t/, $k;
+			my %m;
+			for my $s (qw(ts raw azurite)) {
+				my @p = @{$v{$k}{$s} || []};
+				$m{$s} = [map { my $i = $_; med(map { $_->[$i] } @p) } 0 .. 2];
+			}
+			my $rr = $m{raw}[0] ? $m{ts}[0] / $m{raw}[0] : 0;
+			my $ra = $m{azurite}[0] ? $m{ts}[0] / $m{azurite}[0] : 0;
+			my @miss;
+			push @miss, sprintf("raw %.2f < %.2f", $rr, $target{$w}) if exists $target{$w} && $rr < $target{$w};
+			push @miss, sprintf("Azurite %.1f < 5", $ra) if $ra < 5;
+			printf $md "| %s | %d | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.2f%s | %.1f | %s |\n",
+				$label{$w}, $c, $m{ts}[0], $m{ts}[1], $m{ts}[2], $m{raw}[0], $m{raw}[1], $m{raw}[2],
+				$m{azurite}[0], $m{azurite}[1], $m{azurite}[2], $rr, exists $target{$w} ? " (≥ $target{$w})" : "", $ra,
+				@miss ? "MISSED: " . join(", ", @miss) : "met";
+			printf $plot "%s %dC\t%.2f\t%.2f\n", uc($w), $c, $rr, $ra;
+		}' "$OUT/compare.tsv" "$OUT"
+	{
+		echo "## tablestore, raw PostgreSQL and Azurite side by side (issue 6)"
+		echo
+		echo "$(machine_line) Azurite $azv (in memory, loopback), @azure/data-tables $clientv, Node.js $(node --version)."
+		echo "Whole run: ${secs} s. Postgres: pgbench -M prepared, $rounds alternating round(s) of ${CMP_SECS} s per point, medians;"
+		echo "$CMP_N entities in the read tables (1000 per partition). Azurite: the official client, one Node.js process with"
+		echo "concurrent async clients, $AZ_N entities. Throughput in entities per second (a batch, a range query and a page"
+		echo "count their entities, a scan every entity it reads); latency per operation (a paging pass is 10 pages)."
+		echo
+		echo "| workload | clients | tablestore ent/s | p50 / p99 ms | raw ent/s | p50 / p99 ms | Azurite ent/s | p50 / p99 ms | ts / raw (target) | ts / Azurite (≥ 5) | verdict |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|"
+		cat "$OUT/compare.rows"
+		echo
+		echo "![ratios](compare.png)"
+	} >"$OUT/compare.md"
+	node "$PEERS/plot.mjs" "$OUT/compare.plot" "$OUT/compare.png" "TABLESTORE RATIOS, $(date -u +%Y-%m-%d), $(nproc) CORES"
+	cat "$OUT/compare.md"
+	if [ $QUICK -eq 0 ]; then cp "$OUT/compare.png" "$BENCH_DIR/compare.png"; fi
+}
+
 if [ $SETUP -eq 1 ]; then
 	ts_setup
-	ts_cluster_start
+	# durable (fsync on); commits do not wait for their WAL flush, as Azurite (in memory) does not
+	ts_cluster_start synchronous_commit=off shared_buffers=1GB max_wal_size=8GB max_connections=100
 else
 	[ -n "${PGHOST:-}" ] || ts_die "--no-setup needs a running cluster in PGHOST/PGPORT"
 fi
+# on any exit: stop Azurite, and the cluster if this run started it
+trap 'azurite_stop; rm -rf "$OUT"; if [ $SETUP -eq 1 ]; then ts_cluster_stop; fi' EXIT
 
 for w in "${WORKLOADS[@]}"; do
 	declare -F "workload_$w" >/dev/null || ts_die "unknown workload $w (known: ${ALL_WORKLOADS[*]})"
 	"workload_$w"
+	ts_log "$w: done ($SECONDS s since the start)"
 	if [ $QUICK -eq 0 ]; then
 		replace_section "$w" "$OUT/$w.md"
 		ts_log "$w: section written to bench/RESULTS.md"

@@ -1,0 +1,4 @@
+\set b random(1, 9000000000000000)
+\set p :b % 1000
+INSERT INTO raw_writes (pk, rk, doc)
+SELECT 'b' || :p::int, :b::bigint || '_' || lpad(i::text, 3, '0'), cmp_doc(:b::bigint + i)::jsonb FROM generate_series(0, 99) i;

@@ -1,0 +1,11 @@
+\set p random(0, :n / 1000 - 1)
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > '' ORDER BY rk LIMIT 100) s \gset
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > :last ORDER BY rk LIMIT 100) s \gset
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > :last ORDER BY rk LIMIT 100) s \gset
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > :last ORDER BY rk LIMIT 100) s \gset
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > :last ORDER BY rk LIMIT 100) s \gset
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > :last ORDER BY rk LIMIT 100) s \gset
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > :last ORDER BY rk LIMIT 100) s \gset
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > :last ORDER BY rk LIMIT 100) s \gset
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > :last ORDER BY rk LIMIT 100) s \gset
+SELECT jsonb_agg(jsonb_build_object('PartitionKey', pk, 'RowKey', rk) || doc ORDER BY rk) AS page, max(rk) AS last FROM (SELECT pk, rk, doc FROM raw_main WHERE pk = cmp_pk(:p * 1000) AND rk > :last ORDER BY rk LIMIT 100) s \gset

@@ -1,0 +1,1 @@
+SELECT * FROM tablestore.query_entities('main', 'Age gt 75');

@@ -37,28 +37,7 @@ INSERT INTO q VALUES
 	('acc_base_j',  'SELECT sum(0) FROM jsons'),
 	('acc_jsonb',   'SELECT sum((j->>''Age'')::int) FROM jsons');
 
-CREATE TEMP TABLE timing (name text, trial int, ms float8);
-CREATE FUNCTION pg_temp.run_trials(trials int) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-	r record;
-	t0 timestamptz;
-	names text[] := ARRAY(SELECT name FROM q ORDER BY name);
-	k int;
-BEGIN
-	FOR trial IN 1..trials LOOP
-		FOR s IN 0..array_length(names, 1) - 1 LOOP
-			-- rotate the order each trial so no query always runs first
-			k := 1 + (s + trial) % array_length(names, 1);
-			SELECT * INTO r FROM q WHERE name = names[k];
-			t0 := clock_timestamp();
-			EXECUTE r.sql;
-			INSERT INTO timing VALUES (r.name, trial, extract(epoch FROM clock_timestamp() - t0) * 1000);
-		END LOOP;
-	END LOOP;
-END $$;
-SELECT pg_temp.run_trials(1) AS warmup \gset
-TRUNCATE timing;
-SELECT pg_temp.run_trials(:trials) AS measured \gset
+\ir trials.sql
 
 CREATE TEMP VIEW med AS
 SELECT name, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms FROM timing GROUP BY name;

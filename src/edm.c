@@ -439,8 +439,9 @@ edm_format_datetime(int64 ticks, char *buf)
 
 /* ---------- Guid ---------- */
 
-static int
-hexval(char c)
+/* The value of one hexadecimal digit, or -1 (Guid and binary literals). */
+int
+edm_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -470,8 +471,8 @@ edm_parse_guid(const char *s, size_t len, uint8 *out)
 			i++;
 			continue;
 		}
-		hi = hexval(s[i]);
-		lo = hexval(s[i + 1]);
+		hi = edm_hexval(s[i]);
+		lo = edm_hexval(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			return EDM_BAD_SYNTAX;
 		out[b++] = (uint8) (hi << 4 | lo);

@@ -71,6 +71,7 @@ extern EdmParse edm_parse_datetime(const char *s, size_t len, int64 *ticks);
 extern void edm_format_datetime(int64 ticks, char *buf);	/* 28 chars + NUL */
 extern int64 edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, int64 frac_ticks);
 
+extern int	edm_hexval(char c);	/* value of a hex digit, or -1 */
 extern EdmParse edm_parse_guid(const char *s, size_t len, uint8 *out);
 extern void edm_format_guid(const uint8 *g, char *buf);	/* 36 chars + NUL */
 

@@ -84,18 +84,6 @@ read_quoted(OdLexer *lx, size_t start, const char **out, uint32 *outlen)
 	return true;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool
 typed_literal(OdLexer *lx, OdToken *tok, const char *word, uint32 wlen)
 {
@@ -132,8 +120,8 @@ typed_literal(OdLexer *lx, OdToken *tok, const char *word, uint32 wlen)
 			return lex_error(lx, start, "binary literal with an odd number of hex digits", NULL);
 		for (uint32 k = 0; k < blen; k += 2)
 		{
-			int			hi = hexval(body[k]),
-						lo = hexval(body[k + 1]);
+			int			hi = edm_hexval(body[k]),
+						lo = edm_hexval(body[k + 1]);
 
 			if (hi < 0 || lo < 0)
 				return lex_error(lx, start, "binary literal with a character that is not a hex digit", NULL);

@@ -283,25 +283,37 @@ build_select(StringInfo sql, const TsTable *t, const OdFilter *f, int top, text 
 		appendStringInfo(sql, " LIMIT %d", top);
 }
 
-/* tablestore.query_sql(tbl, filter, top, next_partition_key, next_row_key): the SELECT a query runs. */
-PG_FUNCTION_INFO_V1(tablestore_query_sql);
-Datum
-tablestore_query_sql(PG_FUNCTION_ARGS)
+/*
+ * The arguments (tbl, filter, top, next_partition_key, next_row_key) of query_sql and
+ * explain_query, checked, as the SELECT a query runs with its literals inline, after prefix.
+ */
+static void
+inline_query_from_args(FunctionCallInfo fcinfo, const char *prefix, OdFilter *f, StringInfo sql)
 {
 	TsTable		t;
-	OdFilter	f;
-	StringInfoData sql;
 	int			top;
 
 	if (PG_ARGISNULL(0))
 		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, INLINE_LITERALS);
+	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, INLINE_LITERALS);
 	top = check_top(fcinfo, 2, true);
 	check_continuation(fcinfo, 3);
-	initStringInfo(&sql);
-	build_select(&sql, &t, &f, top, PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3),
+	initStringInfo(sql);
+	appendStringInfoString(sql, prefix);
+	build_select(sql, &t, f, top, PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3),
 				 PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4));
+}
+
+/* tablestore.query_sql(tbl, filter, top, next_partition_key, next_row_key): the SELECT a query runs. */
+PG_FUNCTION_INFO_V1(tablestore_query_sql);
+Datum
+tablestore_query_sql(PG_FUNCTION_ARGS)
+{
+	OdFilter	f;
+	StringInfoData sql;
+
+	inline_query_from_args(fcinfo, "", &f, &sql);
 	PG_RETURN_TEXT_P(cstring_to_text(sql.data));
 }
 
@@ -314,23 +326,12 @@ Datum
 tablestore_explain_query(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	TsTable		t;
 	OdFilter	f;
 	StringInfoData sql;
-	int			top;
 	int			guc_level;
 
-	if (PG_ARGISNULL(0))
-		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
-	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, INLINE_LITERALS);
-	top = check_top(fcinfo, 2, true);
-	check_continuation(fcinfo, 3);
+	inline_query_from_args(fcinfo, "EXPLAIN (COSTS OFF) ", &f, &sql);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	initStringInfo(&sql);
-	appendStringInfoString(&sql, "EXPLAIN (COSTS OFF) ");
-	build_select(&sql, &t, &f, top, PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3),
-				 PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4));
 	guc_level = begin_query_settings(&f);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "tablestore: SPI_connect failed");

@@ -100,7 +100,7 @@ run_tap() {
 		name=$(basename "$f" .pl)
 		(cd "$dir" && ts_as_server_user env PATH="$TS_PGBIN:$PATH" \
 			PG_REGRESS="$($TS_PG_CONFIG --pkglibdir)/pgxs/src/test/regress/pg_regress" \
-			TESTDIR="$dir" TS_ROOT="$dir" \
+			TESTDIR="$dir" TS_ROOT="$dir" TS_CRASH_KILLS="${TS_CRASH_KILLS:-5}" \
 			prove -I "$($TS_PG_CONFIG --pkglibdir)/pgxs/src/test/perl" -v "$f")
 		record "tap/$name" $?
 	done

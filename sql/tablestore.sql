@@ -455,9 +455,10 @@ BEGIN
 	END IF;
 	tkey := tablestore._existing_table_key(tbl);
 	cond := tablestore._scope_condition(start_partition_key, start_row_key, end_partition_key, end_row_key);
-	-- one policy per command; its name ties it to the grantee and this scope
+	-- one policy per command; its name ties it to the grantee and this scope (the bounds quoted,
+	-- so that a missing bound and an empty or shifted one never give the same name)
 	prefix := format('scope_%s_%s_', grantee::oid,
-		left(md5(concat_ws('|', start_partition_key, start_row_key, end_partition_key, end_row_key)), 8));
+		left(md5(format('%L|%L|%L|%L', start_partition_key, start_row_key, end_partition_key, end_row_key)), 16));
 	EXECUTE format('ALTER TABLE tablestore_data.%I ENABLE ROW LEVEL SECURITY', tkey);
 	-- granting the same scope again replaces it
 	FOR p IN SELECT policyname FROM pg_policies

@@ -7,7 +7,7 @@
 --      try to get out of the range every way we know.
 BEGIN;
 SET search_path = tablestore, public;
-SELECT plan(89);
+SELECT plan(92);
 
 SELECT create_table('Secret');
 SELECT count(insert_entity('Secret', format('{"PartitionKey":"%s","RowKey":"%s","v":%s}', p, r, ascii(p) * 1000 + r)::entity))
@@ -125,6 +125,19 @@ SELECT is((SELECT count(*) FROM pg_policies WHERE tablename = 'secret' AND qual 
 	'stays a quoted literal in the policy');
 SELECT is(revoke_scoped_access('Secret', 'ts_narrow'), 2, 'revoke drops every scope of the role');
 SELECT lives_ok($$SELECT grant_scoped_access('Secret', 'ts_narrow', 'r', 'a', '102', 'b', '101')$$, 'the narrow scope again');
+-- scopes whose bounds differ only in which one is missing are different scopes: both stay
+CREATE ROLE ts_shifted;
+SELECT grant_scoped_access('Secret', 'ts_shifted', 'r', 'b', NULL, 'b', NULL);
+SELECT grant_scoped_access('Secret', 'ts_shifted', 'r', 'b', 'b', NULL, NULL);
+SELECT grant_scoped_access('Secret', 'ts_shifted', 'r', 'a', NULL, NULL, NULL);
+SELECT grant_scoped_access('Secret', 'ts_shifted', 'r', NULL, NULL, 'a', NULL);
+SELECT grant_scoped_access('Secret', 'ts_shifted', 'r', '', NULL, NULL, NULL);
+SELECT is((SELECT count(*) FROM pg_policies WHERE tablename = 'secret' AND 'ts_shifted' = ANY (roles)), 5::bigint,
+	'five scopes differing only in which bound is missing or empty are five scopes');
+SELECT grant_scoped_access('Secret', 'ts_shifted', 'r', 'b', 'b', NULL, NULL);
+SELECT is((SELECT count(*) FROM pg_policies WHERE tablename = 'secret' AND 'ts_shifted' = ANY (roles)), 5::bigint,
+	'granting one of them again replaces it');
+SELECT is(revoke_scoped_access('Secret', 'ts_shifted'), 5, 'revoke drops all five');
 
 SET ROLE ts_scoped;
 SELECT is((SELECT string_agg(DISTINCT partition_key, ',') FROM tablestore.query_entities('Secret')), 'b,c', 'scoped: a table scan sees only b and c');

@@ -53,7 +53,8 @@ sample_memory() {
 }
 sample_memory >"$WORK/memory.txt" &
 SAMPLER=$!
-trap 'kill $SAMPLER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+# (this trap replaces ts_cluster_start's, so it stops the cluster it started itself)
+trap 'kill $SAMPLER 2>/dev/null || true; rm -rf "$WORK"; if [ $SETUP -eq 1 ]; then ts_cluster_stop; fi' EXIT
 
 ts_log "soak: $CLIENTS clients for ${SECS}s"
 set +e
@@ -82,7 +83,7 @@ verdict=$(awk -v secs="$SECS" '
 		}
 		if (!na || !nb) { print "too short to judge"; exit }
 		a /= na; b /= nb
-		printf "%s: mean private memory per backend %.1f MiB early, %.1f MiB late", (b <= a * 1.10 + 1024 ? "flat" : "GROWING"), a / 1024, b / 1024
+		printf "%s: mean private memory per backend %.2f MiB early, %.2f MiB late", (b <= a * 1.10 + 1024 ? "flat" : "GROWING"), a / 1024, b / 1024
 	}' "$WORK/memory.txt")
 echo "# soak: ${SECS}s, $CLIENTS clients, ${tx:-0} transactions (${tps:-0} tps), $errors errors; $verdict"
 [ $status -eq 0 ] && [ "$errors" -eq 0 ] && [[ "$verdict" != GROWING* ]]

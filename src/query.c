@@ -114,7 +114,8 @@ bind_params(const OdFilter *f, int base, Oid *types, Datum *values)
 /*
  * Prepared query statements, kept for the backend's life and shared by all calls whose filters
  * have the same shape (literal values are parameters). Keyed by a hash of the text and argument
- * types; the text is compared on a hit. Bounded: when full, all are forgotten.
+ * types; the text is compared on a hit. Bounded: when full, all are forgotten - but only at the
+ * start of a call that no other call encloses, so that no plan a running call holds is freed.
  */
 #define QUERY_PLAN_CACHE_MAX 256
 
@@ -128,6 +129,11 @@ typedef struct QueryPlanEntry
 } QueryPlanEntry;
 
 static HTAB *query_plans = NULL;
+
+/* How many calls of this transaction hold cached plans now (an error leaves it high until the
+ * transaction ends, which only delays forgetting). */
+static int	query_plan_users = 0;
+static LocalTransactionId query_plan_users_lxid = InvalidLocalTransactionId;
 
 static void
 forget_query_plans(void)
@@ -146,7 +152,34 @@ forget_query_plans(void)
 	query_plans = NULL;
 }
 
-/* The saved plan of sql with these argument types; call between SPI_connect and SPI_finish. */
+/* Before a call takes up to n cached plans: make room if no enclosing call holds any. */
+static void
+query_plans_begin(int n)
+{
+	if (query_plan_users_lxid != MyProc->lxid)
+	{
+		query_plan_users = 0;
+		query_plan_users_lxid = MyProc->lxid;
+	}
+	if (query_plan_users == 0 && query_plans != NULL &&
+		hash_get_num_entries(query_plans) + n > QUERY_PLAN_CACHE_MAX)
+		forget_query_plans();
+	query_plan_users++;
+}
+
+/* After the call's last use of its cached plans. */
+static void
+query_plans_end(void)
+{
+	if (query_plan_users > 0)
+		query_plan_users--;
+}
+
+/*
+ * The saved plan of sql with these argument types; call between SPI_connect and SPI_finish,
+ * inside query_plans_begin/query_plans_end. The statement is prepared before the cache is
+ * touched, so a failed prepare (a lock timeout, a cancel) leaves the cache as it was.
+ */
 static SPIPlanPtr
 cached_plan(const char *sql, int nargs, Oid *types, int cursor_options)
 {
@@ -154,10 +187,10 @@ cached_plan(const char *sql, int nargs, Oid *types, int cursor_options)
 	QueryPlanEntry *e;
 	bool		found;
 	SPIPlanPtr	plan;
+	char	   *sql_copy;
+	Oid		   *types_copy;
 
 	hash = XXH3_64bits_withSeed(types, sizeof(Oid) * nargs, hash);
-	if (query_plans != NULL && hash_get_num_entries(query_plans) >= QUERY_PLAN_CACHE_MAX)
-		forget_query_plans();
 	if (query_plans == NULL)
 	{
 		HASHCTL		ctl = {0};
@@ -166,31 +199,33 @@ cached_plan(const char *sql, int nargs, Oid *types, int cursor_options)
 		ctl.entrysize = sizeof(QueryPlanEntry);
 		query_plans = hash_create("tablestore query plans", 64, &ctl, HASH_ELEM | HASH_BLOBS);
 	}
-	e = hash_search(query_plans, &hash, HASH_ENTER, &found);
-	if (found && e->nargs == nargs && strcmp(e->sql, sql) == 0 &&
+	e = hash_search(query_plans, &hash, HASH_FIND, NULL);
+	if (e != NULL && e->nargs == nargs && strcmp(e->sql, sql) == 0 &&
 		memcmp(e->types, types, sizeof(Oid) * nargs) == 0)
 		return e->plan;
+
+	plan = SPI_prepare_cursor(sql, nargs, types, cursor_options);
+	if (plan == NULL)
+		elog(ERROR, "tablestore: could not prepare a query: %s", SPI_result_code_string(SPI_result));
+	sql_copy = MemoryContextStrdup(TopMemoryContext, sql);
+	types_copy = MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * Max(nargs, 1));
+	memcpy(types_copy, types, sizeof(Oid) * nargs);
+	SPI_keepplan(plan);
+
+	/* nothing below raises: the entry is complete whenever it exists */
+	e = hash_search(query_plans, &hash, HASH_ENTER, &found);
 	if (found)
 	{
-		/* a hash collision: replace the entry */
+		/* a hash collision: the entry's plan belongs to no running call (shapes differ) */
 		SPI_freeplan(e->plan);
 		pfree(e->sql);
 		pfree(e->types);
 	}
 	e->hash = hash;
-	e->sql = NULL;
-	plan = SPI_prepare_cursor(sql, nargs, types, cursor_options);
-	if (plan == NULL)
-	{
-		hash_search(query_plans, &hash, HASH_REMOVE, NULL);
-		elog(ERROR, "tablestore: could not prepare a query: %s", SPI_result_code_string(SPI_result));
-	}
-	SPI_keepplan(plan);
 	e->plan = plan;
 	e->nargs = nargs;
-	e->sql = MemoryContextStrdup(TopMemoryContext, sql);
-	e->types = MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * Max(nargs, 1));
-	memcpy(e->types, types, sizeof(Oid) * nargs);
+	e->sql = sql_copy;
+	e->types = types_copy;
 	return plan;
 }
 
@@ -502,6 +537,7 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 	types = palloc(sizeof(Oid) * (f.nparams + 1));
 	values = palloc(sizeof(Datum) * (f.nparams + 1));
 	bind_params(&f, 0, types, values);
+	query_plans_begin(1);
 	plan = cached_plan(sql.data, f.nparams, types, CURSOR_OPT_PARALLEL_OK);
 	options.params = makeParamList(f.nparams);
 	for (int k = 0; k < f.nparams; k++)
@@ -515,6 +551,7 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 	options.dest = &receiver.pub;
 	if (SPI_execute_plan_extended(plan, &options) < 0)
 		elog(ERROR, "tablestore: the query failed");
+	query_plans_end();
 	SPI_finish();
 	AtEOXact_GUC(true, guc_level);
 	MemoryContextDelete(receiver.row_cxt);
@@ -770,6 +807,7 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 	guc_level = begin_query_settings(&f);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "tablestore: SPI_connect failed");
+	query_plans_begin(3);		/* a probe, a bounded and an open plan at most */
 	initStringInfo(&sql);
 	if (f.dense)
 	{
@@ -842,6 +880,7 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 				chunk *= 2;
 		}
 	}
+	query_plans_end();
 	SPI_finish();
 	AtEOXact_GUC(true, guc_level);
 

@@ -115,6 +115,21 @@ check_conditions(BatchOp *ops, int n)
 	}
 }
 
+/*
+ * An operation wrote nothing. Updates, merges and deletes found their rows locked (step 2), so
+ * as inserts and upserts (a conflict raises) a BEFORE ROW trigger of the user's cancelled it.
+ */
+static void
+raise_nothing_written(BatchOp *op)
+{
+	char		prefix[32];
+
+	if ((op->kind == OP_UPDATE || op->kind == OP_MERGE || op->kind == OP_DELETE) && !op->exists)
+		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", keys_text(op));
+	snprintf(prefix, sizeof(prefix), "operation %d: ", op->index);
+	ts_raise_write_cancelled(prefix);
+}
+
 /* Run one operation through its kind's prepared statement; returns the ETag (NULL for a delete). */
 static text *
 run_statement(const TsTable *t, BatchOp *op)
@@ -130,7 +145,7 @@ run_statement(const TsTable *t, BatchOp *op)
 	if (SPI_execute_plan(ts_plan_get(t, kinds[op->kind]), args, NULL, false, 1) < 0)
 		elog(ERROR, "tablestore: a batch operation failed");
 	if (SPI_processed == 0)
-		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", keys_text(op));
+		raise_nothing_written(op);
 	if (op->kind == OP_DELETE)
 		return NULL;
 	return (text *) DatumGetPointer(SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0],
@@ -149,7 +164,10 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 	switch (op->kind)
 	{
 		case OP_INSERT:
-			return fast_batch_insert(fb, op->pk, op->rk, op->props);
+			etag = fast_batch_insert(fb, op->pk, op->rk, op->props);
+			if (etag == NULL)
+				raise_nothing_written(op);
+			return etag;
 		case OP_DELETE:
 			r = fast_batch_delete(fb, op->pk, op->rk);
 			break;
@@ -168,6 +186,8 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 	}
 	if (r == FAST_NOT_FOUND)
 		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", keys_text(op));
+	if (r == FAST_CANCELLED)
+		raise_nothing_written(op);
 	return etag;
 }
 
@@ -356,6 +376,7 @@ tablestore_execute_batch(PG_FUNCTION_ARGS)
 	char	   *doc;
 
 	check_args(fcinfo);
+	ts_require_utf8();
 	ops = PG_GETARG_JSONB_P(1);
 	doc = JsonbToCString(NULL, &ops->root, VARSIZE(ops));
 	PG_RETURN_DATUM(execute_batch(PG_GETARG_TEXT_PP(0), doc, strlen(doc)));

@@ -83,7 +83,8 @@ skip_string(const char *s, size_t len, size_t i)
 			syntax_error(s, i, "an invalid escape");
 		if (s[i + 1] == 'u')
 		{
-			if (i + 6 > len || strspn(s + i + 2, "0123456789abcdefABCDEF") < 4)
+			if (i + 6 > len || edm_hexval(s[i + 2]) < 0 || edm_hexval(s[i + 3]) < 0 ||
+				edm_hexval(s[i + 4]) < 0 || edm_hexval(s[i + 5]) < 0)
 				syntax_error(s, i, "\\u without four hex digits");
 			i += 4;
 		}

@@ -83,17 +83,6 @@ run_returning_text(const TsTable *t, TsPlanKind kind, Datum *args, int nargs)
 	return isnull ? NULL : (text *) DatumGetPointer(SPI_datumTransfer(d, false, -1));
 }
 
-static bool
-entity_exists_row(const TsTable *t, text *pk, text *rk)
-{
-	Datum		args[2] = {PointerGetDatum(pk), PointerGetDatum(rk)};
-	SPIPlanPtr	plan = ts_plan_get(t, PLAN_EXISTS);
-
-	if (SPI_execute_plan(plan, args, NULL, true, 1) < 0)
-		elog(ERROR, "tablestore: SPI_execute_plan failed");
-	return SPI_processed > 0;
-}
-
 static void
 raise_not_found(text *pk, text *rk)
 {
@@ -108,13 +97,38 @@ raise_condition_failed(text *pk, text *rk)
 			  keys_excerpt(VARDATA_ANY(pk), VARSIZE_ANY_EXHDR(pk), VARDATA_ANY(rk), VARSIZE_ANY_EXHDR(rk)));
 }
 
-/* After a conditional SQL write touched nothing: which error? */
-static void
-raise_missing_or_condition(const TsTable *t, text *pk, text *rk, IfMatch im)
+/* The entity's current ETag (copied out), or NULL when it does not exist. */
+static text *
+current_etag(const TsTable *t, text *pk, text *rk)
 {
-	if (im == IF_MATCH_ETAG && entity_exists_row(t, pk, rk))
+	Datum		args[2] = {PointerGetDatum(pk), PointerGetDatum(rk)};
+	bool		isnull;
+	Datum		d;
+
+	if (SPI_execute_plan(ts_plan_get(t, PLAN_GET), args, NULL, true, 1) < 0)
+		elog(ERROR, "tablestore: SPI_execute_plan failed");
+	if (SPI_processed == 0)
+		return NULL;
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull);
+	return isnull ? NULL : (text *) DatumGetPointer(SPI_datumTransfer(d, false, -1));
+}
+
+/*
+ * After a conditional SQL write touched nothing: the entity is missing, its ETag is not the
+ * If-Match value, or (it exists and matches) a BEFORE ROW trigger cancelled the write.
+ */
+static void
+raise_missing_or_condition(const TsTable *t, text *pk, text *rk, IfMatch im, text *if_match)
+{
+	text	   *etag = current_etag(t, pk, rk);
+
+	if (etag == NULL)
+		raise_not_found(pk, rk);
+	if (im == IF_MATCH_ETAG &&
+		(VARSIZE_ANY_EXHDR(etag) != VARSIZE_ANY_EXHDR(if_match) ||
+		 memcmp(VARDATA_ANY(etag), VARDATA_ANY(if_match), VARSIZE_ANY_EXHDR(etag)) != 0))
 		raise_condition_failed(pk, rk);
-	raise_not_found(pk, rk);
+	ts_raise_write_cancelled(NULL);
 }
 
 /* The outcome of a fast-path write that did not succeed. */
@@ -125,6 +139,8 @@ raise_fast_failure(FastResult r, text *pk, text *rk)
 		raise_not_found(pk, rk);
 	if (r == FAST_CONDITION_FAILED)
 		raise_condition_failed(pk, rk);
+	if (r == FAST_CANCELLED)
+		ts_raise_write_cancelled(NULL);
 }
 
 static void
@@ -170,14 +186,19 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		text	   *fast_etag;
+		FastResult	r = fast_insert(&t, ea.pk, ea.rk, args[2], &fast_etag);
 
-		if (fast_insert(&t, ea.pk, ea.rk, args[2], &fast_etag) == FAST_OK)
+		if (r == FAST_OK)
 			etag = fast_etag;
+		else if (r == FAST_CANCELLED)
+			ts_raise_write_cancelled(NULL);
 		else
 		{
 			ts_spi_connect();
 			etag = run_returning_text(&t, PLAN_INSERT, args, 3);
 			SPI_finish();
+			if (etag == NULL)
+				ts_raise_write_cancelled(NULL);
 		}
 	}
 	PG_CATCH();
@@ -229,7 +250,7 @@ conditional_update(FunctionCallInfo fcinfo, TsPlanKind any_kind, TsPlanKind if_k
 	ts_spi_connect();
 	etag = run_returning_text(&t, im == IF_MATCH_ANY ? any_kind : if_kind, args, im == IF_MATCH_ANY ? 3 : 4);
 	if (etag == NULL)
-		raise_missing_or_condition(&t, ea.pk, ea.rk, im);
+		raise_missing_or_condition(&t, ea.pk, ea.rk, im, PG_GETARG_TEXT_PP(2));
 	SPI_finish();
 	PG_RETURN_TEXT_P(etag);
 }
@@ -278,7 +299,7 @@ tablestore_upsert_entity(PG_FUNCTION_ARGS)
 	etag = run_returning_text(&t, kind, args, 3);
 	SPI_finish();
 	if (etag == NULL)
-		elog(ERROR, "tablestore: upsert returned no row");
+		ts_raise_write_cancelled(NULL);
 	PG_RETURN_TEXT_P(etag);
 }
 
@@ -314,7 +335,7 @@ tablestore_delete_entity(PG_FUNCTION_ARGS)
 	ts_spi_connect();
 	if (run_returning_text(&t, im == IF_MATCH_ANY ? PLAN_DELETE_ANY : PLAN_DELETE_IF, args,
 						   im == IF_MATCH_ANY ? 2 : 3) == NULL)
-		raise_missing_or_condition(&t, pk, rk, im);
+		raise_missing_or_condition(&t, pk, rk, im, PG_GETARG_TEXT_PP(3));
 	SPI_finish();
 	PG_RETURN_VOID();
 }

@@ -78,8 +78,9 @@ triggers_ok(Relation rel, CmdType cmd)
 			return !td->trig_update_before_statement && !td->trig_update_after_statement &&
 				!td->trig_update_old_table && !td->trig_update_new_table;
 		case CMD_DELETE:
+			/* (a BEFORE ROW delete trigger could cancel the delete unseen: the SQL path sees it) */
 			return !td->trig_delete_before_statement && !td->trig_delete_after_statement &&
-				!td->trig_delete_old_table;
+				!td->trig_delete_old_table && !td->trig_delete_before_row;
 		default:
 			return true;
 	}
@@ -322,7 +323,10 @@ check_merged_size(TupleTableSlot *slot)
 		ts_raise(&err);
 }
 
-/* Insert one row through the executor's replication routines; returns the stamped ETag. */
+/*
+ * Insert one row through the executor's replication routines; returns the stamped ETag, or NULL
+ * when a BEFORE ROW trigger cancelled the insert (the slot then holds no stored row).
+ */
 static text *
 write_insert(WriteState *ws, text *pk, text *rk, Datum props)
 {
@@ -340,6 +344,8 @@ write_insert(WriteState *ws, text *pk, text *rk, Datum props)
 		set_stamps(slot, NULL);
 	ExecStoreVirtualTuple(slot);
 	ExecSimpleRelationInsert(ws->rri, ws->estate, slot);	/* else the stamp trigger fills them */
+	if (!ItemPointerIsValid(&slot->tts_tid))
+		return NULL;
 	return slot_etag(slot);
 }
 
@@ -352,7 +358,7 @@ fast_insert(const TsTable *t, text *pk, text *rk, Datum props, text **etag)
 		return FAST_NOT_USED;
 	*etag = write_insert(&ws, pk, rk, props);
 	end_write(&ws);
-	return FAST_OK;
+	return *etag != NULL ? FAST_OK : FAST_CANCELLED;
 }
 
 /* Find, lock, check and update one row. */
@@ -387,8 +393,10 @@ write_update(WriteState *ws, text *pk, text *rk, Datum props, bool merge, text *
 	ExecStoreVirtualTuple(newslot);
 	EvalPlanQualInit(&epq, ws->estate, NULL, NIL, -1);
 	ExecSimpleRelationUpdate(ws->rri, ws->estate, &epq, oldslot, newslot);
-	*etag = slot_etag(newslot);
 	EvalPlanQualEnd(&epq);
+	if (!ItemPointerIsValid(&newslot->tts_tid))
+		return FAST_CANCELLED;	/* a BEFORE ROW trigger returned NULL */
+	*etag = slot_etag(newslot);
 	return FAST_OK;
 }
 

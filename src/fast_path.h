@@ -24,7 +24,8 @@ typedef enum FastResult
 	FAST_NOT_USED,				/* the direct path does not apply: run the SQL statement */
 	FAST_OK,
 	FAST_NOT_FOUND,
-	FAST_CONDITION_FAILED		/* the entity exists but its ETag is not the If-Match value */
+	FAST_CONDITION_FAILED,		/* the entity exists but its ETag is not the If-Match value */
+	FAST_CANCELLED				/* a BEFORE ROW trigger of the user's returned NULL: nothing written */
 } FastResult;
 
 extern bool ts_fast_path_enabled;

@@ -86,6 +86,7 @@ extern const char *ts_excerpt(char *buf, size_t bufsize, const char *s, size_t l
 /* Backend side (ts_error_report.c). */
 extern void ts_raise(const TsError *err) pg_attribute_noreturn();
 extern void ts_raise_prefixed(const TsError *err, const char *prefix) pg_attribute_noreturn();
+extern void ts_raise_write_cancelled(const char *prefix) pg_attribute_noreturn();
 extern void ts_raisef(TsErrorCode code, const char *fmt,...) pg_attribute_printf(2, 3) pg_attribute_noreturn();
 extern int	ts_error_sqlstate_int(TsErrorCode code);
 #endif

@@ -27,6 +27,20 @@ ts_raise_prefixed(const TsError *err, const char *prefix)
 	pg_unreachable();
 }
 
+/*
+ * A BEFORE ROW trigger of the user's returned NULL, so the row was not written: not a condition
+ * of the service, so PostgreSQL's own SQLSTATE for trigger outcomes.
+ */
+void
+ts_raise_write_cancelled(const char *prefix)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_TRIGGERED_ACTION_EXCEPTION),
+			 errmsg("%sa trigger cancelled the write", prefix ? prefix : ""),
+			 errdetail("A BEFORE ROW trigger on the table returned NULL, so the entity was not written.")));
+	pg_unreachable();
+}
+
 void
 ts_raise(const TsError *err)
 {

@@ -22,7 +22,7 @@ EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql
 
 # One regression file per feature: sql/<name>.sql -> expected/<name>.out
 REGRESS = entity_io entity_limits entity_malformed entity_ops entity_binary tables stamp_trigger \
-	odata_translate odata_errors typed_compare query_filters query_plans batch
+	odata_translate odata_errors typed_compare query_filters query_plans batch scoped_access
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -Isrc

@@ -217,12 +217,14 @@ CREATE FUNCTION tablestore._check_table_name(name text) RETURNS void
 AS 'MODULE_PATHNAME', 'tablestore_check_table_name' LANGUAGE C STRICT PARALLEL SAFE;
 
 -- Records a table's name as created. Runs as the extension owner so that callers need no write
--- access to the registry; it only adds a name for an existing relation that has none.
+-- access to the registry; it only adds a valid name for an existing table that has none.
 CREATE FUNCTION tablestore._register_table(name text) RETURNS void
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+	SELECT tablestore._check_table_name($1);
 	INSERT INTO tablestore.tables (name, key)
 	SELECT $1, lower($1)
-	WHERE to_regclass('tablestore_data.' || quote_ident(lower($1))) IS NOT NULL
+	FROM pg_class c
+	WHERE c.oid = to_regclass('tablestore_data.' || quote_ident(lower($1))) AND c.relkind = 'r'
 	ON CONFLICT DO NOTHING
 $$;
 
@@ -442,9 +444,11 @@ CREATE FUNCTION tablestore.grant_scoped_access(tbl text, grantee regrole, permis
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	tkey text;
+	rel oid;
 	cond text;
 	prefix text;
 	p text;
+	others text;
 BEGIN
 	IF tbl IS NULL OR grantee IS NULL OR permissions IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: tbl, grantee and permissions must not be NULL';
@@ -454,15 +458,35 @@ BEGIN
 			MESSAGE = 'InvalidInput: permissions are letters of "raud" (read, add, update, delete)';
 	END IF;
 	tkey := tablestore._existing_table_key(tbl);
+	rel := ('tablestore_data.' || quote_ident(tkey))::regclass;
 	cond := tablestore._scope_condition(start_partition_key, start_row_key, end_partition_key, end_row_key);
-	-- one policy per command; its name ties it to the grantee and this scope (the bounds quoted,
-	-- so that a missing bound and an empty or shifted one never give the same name)
-	prefix := format('scope_%s_%s_', grantee::oid,
-		left(md5(format('%L|%L|%L|%L', start_partition_key, start_row_key, end_partition_key, end_row_key)), 16));
-	EXECUTE format('ALTER TABLE tablestore_data.%I ENABLE ROW LEVEL SECURITY', tkey);
-	-- granting the same scope again replaces it
-	FOR p IN SELECT policyname FROM pg_policies
-			 WHERE schemaname = 'tablestore_data' AND tablename = tkey AND starts_with(policyname, prefix) LOOP
+	-- row-level security does not apply to the owner (or a role that inherits its rights), to
+	-- superusers or to BYPASSRLS roles: a scope would limit nothing
+	IF pg_has_role(grantee, (SELECT c.relowner FROM pg_class c WHERE c.oid = rel), 'USAGE')
+	   OR (SELECT r.rolsuper OR r.rolbypassrls FROM pg_roles r WHERE r.oid = grantee) THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00',
+			MESSAGE = format('InvalidInput: row-level security does not limit role %s on table "%s"', grantee, tbl),
+			DETAIL = 'The role owns the table, inherits its owner''s rights, is a superuser or has BYPASSRLS.';
+	END IF;
+	IF NOT (SELECT c.relrowsecurity FROM pg_class c WHERE c.oid = rel) THEN
+		-- from now on, roles without a scope see nothing of the table (the owner still does)
+		SELECT string_agg(DISTINCT acl.holder::regrole::text, ', ') INTO others
+		FROM pg_class c, aclexplode(c.relacl) AS acl(grantor, holder, privilege_type, is_grantable)
+		WHERE c.oid = rel AND acl.holder NOT IN (0, c.relowner, grant_scoped_access.grantee)
+		  AND NOT pg_has_role(acl.holder, c.relowner, 'USAGE');
+		IF others IS NOT NULL THEN
+			RAISE WARNING 'row-level security is now on for table "%": % will see no entities until granted a scope', tbl, others
+				USING DETAIL = 'Roles with table privileges but no policy see no rows under row-level security.';
+		END IF;
+		EXECUTE format('ALTER TABLE tablestore_data.%I ENABLE ROW LEVEL SECURITY', tkey);
+	END IF;
+	-- one policy per command; its name ties it to the role name and this scope (the bounds quoted,
+	-- so that a missing bound and an empty or shifted one never give the same name), and granting
+	-- the same scope again replaces it; names hold no OIDs, which a restore elsewhere would change
+	prefix := format('scope_%s_', left(md5(format('%L|%L|%L|%L|%L', grantee::text,
+		start_partition_key, start_row_key, end_partition_key, end_row_key)), 16));
+	FOR p IN SELECT pol.polname FROM pg_policy pol
+			 WHERE pol.polrelid = rel AND starts_with(pol.polname, prefix) LOOP
 		EXECUTE format('DROP POLICY %I ON tablestore_data.%I', p, tkey);
 	END LOOP;
 	-- every permission reads its range: writes return ETags and check If-Match
@@ -503,8 +527,10 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: tbl and grantee must not be NULL';
 	END IF;
 	tkey := tablestore._existing_table_key(tbl);
-	FOR pol IN SELECT policyname FROM pg_policies
-			   WHERE schemaname = 'tablestore_data' AND tablename = tkey AND policyname LIKE format('scope\_%s\_%%', grantee::oid) LOOP
+	-- the role's scope policies, found by the role they apply to (their names hold no role)
+	FOR pol IN SELECT p.polname FROM pg_policy p
+			   WHERE p.polrelid = ('tablestore_data.' || quote_ident(tkey))::regclass
+				 AND p.polname LIKE 'scope\_%' AND p.polroles = ARRAY[grantee::oid] LOOP
 		EXECUTE format('DROP POLICY %I ON tablestore_data.%I', pol, tkey);
 		n := n + 1;
 	END LOOP;

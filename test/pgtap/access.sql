@@ -7,7 +7,7 @@
 --      try to get out of the range every way we know.
 BEGIN;
 SET search_path = tablestore, public;
-SELECT plan(92);
+SELECT plan(99);
 
 SELECT create_table('Secret');
 SELECT count(insert_entity('Secret', format('{"PartitionKey":"%s","RowKey":"%s","v":%s}', p, r, ascii(p) * 1000 + r)::entity))
@@ -138,6 +138,30 @@ SELECT grant_scoped_access('Secret', 'ts_shifted', 'r', 'b', 'b', NULL, NULL);
 SELECT is((SELECT count(*) FROM pg_policies WHERE tablename = 'secret' AND 'ts_shifted' = ANY (roles)), 5::bigint,
 	'granting one of them again replaces it');
 SELECT is(revoke_scoped_access('Secret', 'ts_shifted'), 5, 'revoke drops all five');
+-- revoke finds a role's scopes by the role they apply to, whatever their names hold (a restore
+-- into another cluster gives the role a new OID)
+SELECT grant_scoped_access('Secret', 'ts_shifted', 'ra', 'b', NULL, 'b', NULL);
+SELECT is((SELECT count(*) FROM pg_policies WHERE tablename = 'secret' AND 'ts_shifted' = ANY (roles)
+	AND policyname ~ ('ts_shifted'::regrole::oid)::text), 0::bigint, 'scope policy names hold no role OID');
+DO $$ DECLARE p text; BEGIN
+	FOR p IN SELECT policyname FROM pg_policies WHERE tablename = 'secret' AND 'ts_shifted' = ANY (roles) LOOP
+		EXECUTE format('ALTER POLICY %I ON tablestore_data.secret RENAME TO %I', p, 'scope_0000000000000000_' || md5(p));
+	END LOOP; END $$;
+SELECT is(revoke_scoped_access('Secret', 'ts_shifted'), 2, 'revoke drops the role''s scopes whatever their names');
+-- a role that row-level security does not limit cannot be given a scope
+CREATE ROLE ts_super SUPERUSER;
+CREATE ROLE ts_bypass BYPASSRLS;
+CREATE ROLE ts_owner_member;
+DO $$ BEGIN EXECUTE format('GRANT %I TO ts_owner_member', (SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'tablestore_data.secret'::regclass)); END $$;
+SELECT throws_ok($$SELECT grant_scoped_access('Secret', 'ts_super', 'r', 'a', NULL, 'a', NULL)$$, 'TSB00', NULL, 'a superuser cannot be scoped');
+SELECT throws_ok($$SELECT grant_scoped_access('Secret', 'ts_bypass', 'r', 'a', NULL, 'a', NULL)$$, 'TSB00', NULL, 'a BYPASSRLS role cannot be scoped');
+SELECT throws_ok($$SELECT grant_scoped_access('Secret', 'ts_owner_member', 'r', 'a', NULL, 'a', NULL)$$, 'TSB00', NULL,
+	'a member of the table''s owner cannot be scoped');
+-- the registry only takes valid names of existing tables
+CREATE VIEW tablestore_data.fakeview AS SELECT 1 AS x;
+SELECT tablestore._register_table('FakeView');
+SELECT is((SELECT count(*) FROM tablestore.tables WHERE key = 'fakeview'), 0::bigint, 'the registry does not take a view');
+SELECT throws_ok($$SELECT tablestore._register_table('secret_pkey')$$, 'TSB14', NULL, 'the registry does not take an index name');
 
 SET ROLE ts_scoped;
 SELECT is((SELECT string_agg(DISTINCT partition_key, ',') FROM tablestore.query_entities('Secret')), 'b,c', 'scoped: a table scan sees only b and c');

@@ -97,7 +97,11 @@ raise_condition_failed(text *pk, text *rk)
 			  keys_excerpt(VARDATA_ANY(pk), VARSIZE_ANY_EXHDR(pk), VARDATA_ANY(rk), VARSIZE_ANY_EXHDR(rk)));
 }
 
-/* The entity's current ETag (copied out), or NULL when it does not exist. */
+/*
+ * The entity's current ETag (copied out), or NULL when it does not exist: read with a new
+ * snapshot (read_only false), so that a write committed since the statement began is seen, as the
+ * UPDATE that found nothing saw it.
+ */
 static text *
 current_etag(const TsTable *t, text *pk, text *rk)
 {
@@ -105,7 +109,7 @@ current_etag(const TsTable *t, text *pk, text *rk)
 	bool		isnull;
 	Datum		d;
 
-	if (SPI_execute_plan(ts_plan_get(t, PLAN_GET), args, NULL, true, 1) < 0)
+	if (SPI_execute_plan(ts_plan_get(t, PLAN_GET), args, NULL, false, 1) < 0)
 		elog(ERROR, "tablestore: SPI_execute_plan failed");
 	if (SPI_processed == 0)
 		return NULL;

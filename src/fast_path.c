@@ -458,8 +458,10 @@ FastBatch *
 fast_batch_begin(const TsTable *t, AclMode needed)
 {
 	FastBatch  *b = palloc0(sizeof(FastBatch));
+	/* an insert-only batch is checked as inserts (e.g. a table without a replica identity) */
+	CmdType		cmd = (needed & ~ACL_INSERT) != 0 ? CMD_UPDATE : CMD_INSERT;
 
-	if (!begin_write(&b->ws, t, needed | ACL_SELECT, CMD_UPDATE, true))
+	if (!begin_write(&b->ws, t, needed | ACL_SELECT, cmd, true))
 	{
 		pfree(b);
 		return NULL;

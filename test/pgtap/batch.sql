@@ -3,7 +3,7 @@
 -- operation lists. Run by scripts/test.sh with tablestore.fast_path on and off.
 BEGIN;
 SET search_path = tablestore, public;
-SELECT plan(106);
+SELECT plan(108);
 
 SELECT create_table('Batch');
 
@@ -319,6 +319,17 @@ SELECT is(execute_batch('Batch', ('[' || rtrim(repeat('{"op":"upsert_replace","e
 SELECT is((SELECT count(*) FROM tablestore_data.batch
 	WHERE etag IS NULL OR "timestamp" IS NULL OR etag NOT LIKE 'W/"datetime''%'), 0::bigint,
 	'every row a batch wrote has a Timestamp and an ETag');
+
+-- a table published without a replica identity takes inserts, not updates: an insert-only batch
+-- is checked as inserts
+SELECT create_table('Published');
+ALTER TABLE tablestore_data.published REPLICA IDENTITY NOTHING;
+CREATE PUBLICATION batch_test_pub FOR TABLE tablestore_data.published;
+SELECT is(jsonb_array_length(execute_batch('Published', '[{"op":"insert","entity":{"PartitionKey":"p","RowKey":"1"}},
+	{"op":"insert","entity":{"PartitionKey":"p","RowKey":"2"}}]')), 2, 'an insert-only batch on a table without replica identity');
+SELECT throws_ok($$SELECT execute_batch('Published', '[{"op":"merge","entity":{"PartitionKey":"p","RowKey":"1","x":1}}]')$$,
+	'55000', NULL, 'a merge batch there gets PostgreSQL''s own error');
+DROP PUBLICATION batch_test_pub;
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -55,10 +55,11 @@ layout_ok(Relation rel)
 		if (a->attisdropped || strcmp(NameStr(a->attname), col_names[c]) != 0)
 			return false;
 	}
-	return TupleDescAttr(desc, COL_PK)->atttypid == TEXTOID &&
-		TupleDescAttr(desc, COL_RK)->atttypid == TEXTOID &&
-		TupleDescAttr(desc, COL_TS)->atttypid == TIMESTAMPTZOID &&
-		TupleDescAttr(desc, COL_ETAG)->atttypid == TEXTOID;
+	{
+		static const int att[NCOLS] = {1, 2, 3, 4, 5};
+
+		return ts_table_columns_ok(desc, att);
+	}
 }
 
 /* Row-level triggers only: the executor routines used here do not fire statement triggers. */

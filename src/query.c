@@ -519,6 +519,8 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 	{
 		RangeRows	rr = {&receiver, top > 0 ? top : -1};
 
+		if (f.range_empty)
+			ts_table_check_select(&t);	/* an empty answer reads no row: check the right itself */
 		if (f.range_empty ||
 			fast_scan_range(&t, literal_text(f.range_pk), literal_text(f.range_lo), f.range_lo_incl,
 							literal_text(f.range_hi), f.range_hi_incl, range_row, &rr) == FAST_OK)
@@ -721,7 +723,10 @@ page_from_range(ResultPage *pg, const TsTable *t, const OdFilter *f, int top, te
 	int			c = ts_key_cmp(pos_pk, pk);
 
 	if (f->range_empty || c > 0)
+	{
+		ts_table_check_select(t);	/* an empty answer reads no row: check the right itself */
 		return true;			/* nothing in the range, or all of it before the continuation */
+	}
 	if (c == 0 && (lo == NULL || ts_key_cmp(pos_rk, lo) >= 0))
 	{
 		/* resume at the continuation, inside the partition */

@@ -20,6 +20,7 @@
 #include "etag.h"
 #include "executor/spi.h"
 #include "stamp.h"
+#include "ts_table.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -97,6 +98,12 @@ tablestore_stamp(PG_FUNCTION_ARGS)
 					 errmsg("tablestore.stamp() fired on \"%s\", which has no column \"%s\"",
 							RelationGetRelationName(td->tg_relation), col_names[c])));
 	}
+	if (!ts_table_columns_ok(desc, att))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("tablestore.stamp() fired on \"%s\", whose columns are not those of a tablestore table",
+						RelationGetRelationName(td->tg_relation)),
+				 errdetail("partition_key, row_key and etag must be text, timestamp timestamptz, properties tablestore.entity.")));
 
 	d = heap_getattr(tuple, att[COL_PK], desc, &pk_null);
 	pk = pk_null ? NULL : DatumGetTextPP(d);

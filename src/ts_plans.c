@@ -53,20 +53,12 @@ typedef struct PlanEntry
 
 static HTAB *plan_table = NULL;
 
-static Oid
-entity_type_oid(void)
-{
-	Oid			nsp = get_namespace_oid("tablestore", false);
-
-	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("entity"), ObjectIdGetDatum(nsp));
-}
-
 SPIPlanPtr
 ts_plan_get(const TsTable *t, TsPlanKind kind)
 {
 	PlanEntry  *e;
 	bool		found;
-	Oid			etype = entity_type_oid();
+	Oid			etype = ts_entity_type_oid();
 
 	if (plan_table == NULL)
 	{

@@ -11,6 +11,10 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/acl.h"
+#include "miscadmin.h"
+#include "utils/syscache.h"
+#include "catalog/pg_type.h"
 
 bool
 ts_table_name_valid(const char *s, int len, const char **why)
@@ -95,4 +99,44 @@ ts_table_is_primary_key(const TsTable *t, const char *index_name)
 	pk = RelationGetPrimaryKeyIndex(rel);
 	relation_close(rel, AccessShareLock);
 	return OidIsValid(pk) && pk == get_relname_relid(index_name, get_rel_namespace(t->relid));
+}
+
+Oid
+ts_entity_type_oid(void)
+{
+	Oid			nsp = get_namespace_oid("tablestore", false);
+
+	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("entity"), ObjectIdGetDatum(nsp));
+}
+
+/*
+ * att[0..4]: the attribute numbers of partition_key, row_key, timestamp, etag and properties.
+ * Code that reads those columns as text, timestamptz and entity checks their types first: a
+ * trigger or a table altered by hand must not make it read an int as a pointer.
+ */
+bool
+ts_table_columns_ok(TupleDesc desc, const int *att)
+{
+	static const Oid fixed[4] = {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID};
+
+	for (int c = 0; c < 5; c++)
+	{
+		Form_pg_attribute a;
+
+		if (att[c] <= 0 || att[c] > desc->natts)
+			return false;
+		a = TupleDescAttr(desc, att[c] - 1);
+		if (a->attisdropped || a->atttypid != (c < 4 ? fixed[c] : ts_entity_type_oid()))
+			return false;
+	}
+	return true;
+}
+
+void
+ts_table_check_select(const TsTable *t)
+{
+	AclResult	r = pg_class_aclcheck(t->relid, GetUserId(), ACL_SELECT);
+
+	if (r != ACLCHECK_OK)
+		aclcheck_error(r, OBJECT_TABLE, get_rel_name(t->relid));
 }

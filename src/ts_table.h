@@ -8,6 +8,7 @@
 #define TS_TABLE_H
 
 #include "postgres.h"
+#include "access/tupdesc.h"
 
 #define TS_DATA_SCHEMA "tablestore_data"
 #define TS_TABLE_NAME_MAX 63
@@ -27,6 +28,15 @@ extern void ts_table_resolve(text *name, TsTable *t);
 
 /* Is the named index (an error's constraint name) the table's primary key? */
 extern bool ts_table_is_primary_key(const TsTable *t, const char *index_name);
+
+/* Raise 42501 unless the caller may SELECT from the table (for answers that read no row). */
+extern void ts_table_check_select(const TsTable *t);
+
+/* The OID of tablestore.entity (looked up each time: the extension may have been re-created). */
+extern Oid	ts_entity_type_oid(void);
+
+/* True when the relation's columns are create_table's five, with their types, in any order. */
+extern bool ts_table_columns_ok(TupleDesc desc, const int *att);
 
 /* Keys compare byte by byte (COLLATE "C", SPEC §3): <0, 0, >0. */
 static inline int

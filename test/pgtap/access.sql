@@ -7,7 +7,7 @@
 --      try to get out of the range every way we know.
 BEGIN;
 SET search_path = tablestore, public;
-SELECT plan(99);
+SELECT plan(102);
 
 SELECT create_table('Secret');
 SELECT count(insert_entity('Secret', format('{"PartitionKey":"%s","RowKey":"%s","v":%s}', p, r, ascii(p) * 1000 + r)::entity))
@@ -30,6 +30,12 @@ SELECT throws_ok($$SELECT * FROM tablestore.query_entities('Secret')$$, '42501',
 SELECT throws_ok($$SELECT * FROM tablestore.query_entities('Secret', 'PartitionKey eq ''a'' and RowKey ge ''1''')$$, '42501', NULL,
 	'no rights: a key-range query (direct scan) is refused');
 SELECT throws_ok($$SELECT tablestore.query_page('Secret', NULL, NULL)$$, '42501', NULL, 'no rights: query_page is refused');
+SELECT throws_ok($$SELECT * FROM tablestore.query_entities('Secret', 'PartitionKey eq ''a'' and RowKey gt ''b'' and RowKey lt ''a''')$$,
+	'42501', NULL, 'no rights: a query over an empty key range is refused too');
+SELECT throws_ok($$SELECT tablestore.query_page('Secret', 'PartitionKey eq ''a'' and RowKey gt ''b'' and RowKey lt ''a''', NULL)$$,
+	'42501', NULL, 'no rights: a page over an empty key range is refused too');
+SELECT throws_ok($$SELECT tablestore.query_page('Secret', 'PartitionKey eq ''a''', NULL, 10, 'b', '1')$$,
+	'42501', NULL, 'no rights: a page resumed past its range is refused too');
 SELECT throws_ok($$SELECT tablestore.explain_query('Secret')$$, '42501', NULL, 'no rights: explain_query is refused');
 SELECT throws_ok($$SELECT tablestore.insert_entity('Secret', '{"PartitionKey":"a","RowKey":"x"}')$$, '42501', NULL, 'no rights: insert_entity is refused');
 SELECT throws_ok($$SELECT tablestore.update_entity('Secret', '{"PartitionKey":"a","RowKey":"100"}')$$, '42501', NULL, 'no rights: update_entity is refused');

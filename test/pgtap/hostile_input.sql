@@ -4,7 +4,7 @@
 -- own, specific SQLSTATE (never an internal error), write nothing, and leave the backend up.
 BEGIN;
 SET search_path = tablestore, public;
-SELECT plan(149);
+SELECT plan(153);
 
 SELECT create_table('Hostile');
 SELECT insert_entity('Hostile', '{"PartitionKey":"p","RowKey":"r","Name":"Ken","Age":23}');
@@ -177,6 +177,23 @@ SELECT is(pg_temp.state(), :'before', 'no bad input wrote anything');
 SELECT ok(to_regclass('pg_temp.victim') IS NOT NULL, 'no injection dropped anything');
 SELECT is((SELECT count(*) FROM tablestore_data.hostile), 1::bigint, 'the table holds its one entity');
 SELECT is((SELECT string_agg(t, ',') FROM list_tables() t), 'Hostile', 'no table was created or dropped');
+-- the stamp trigger on a table of the wrong shape, which any role can build with a temporary table
+CREATE TEMP TABLE fake_table (partition_key int, row_key int, "timestamp" int, etag int, properties int);
+CREATE TRIGGER stamp BEFORE INSERT ON fake_table FOR EACH ROW EXECUTE FUNCTION tablestore.stamp();
+SELECT throws_ok($$INSERT INTO fake_table VALUES (1, 2, 3, 4, 5)$$, '39P01', NULL,
+	'the stamp trigger refuses a table whose columns have the wrong types');
+CREATE TEMP TABLE fake_props (partition_key text, row_key text, "timestamp" timestamptz, etag text, properties bytea);
+CREATE TRIGGER stamp BEFORE INSERT ON fake_props FOR EACH ROW EXECUTE FUNCTION tablestore.stamp();
+SELECT throws_ok($$INSERT INTO fake_props VALUES ('a', 'b', NULL, NULL, '\x0102ff')$$, '39P01', NULL,
+	'and one whose properties are not entities');
+-- a tablestore table altered by hand: the direct path steps aside and the trigger refuses
+SELECT create_table('Altered');
+ALTER TABLE tablestore_data.altered ALTER COLUMN properties TYPE bytea USING properties::text::bytea;
+SELECT throws_ok($$SELECT insert_entity('Altered', '{"PartitionKey":"a","RowKey":"b"}')$$, '42804', NULL,
+	'insert_entity into a table whose properties column was altered: a type error, not a misread');
+SELECT throws_ok($$INSERT INTO tablestore_data.altered VALUES ('a', 'b', NULL, NULL, '\x01')$$, '39P01', NULL,
+	'a plain INSERT there: the stamp trigger refuses the table');
+SELECT drop_table('Altered');
 SELECT is((SELECT 1), 1, 'the backend is alive');
 
 SELECT * FROM finish();

@@ -239,7 +239,8 @@ AZURITE_PID=
 
 # Node.js and the pinned peers (npm ci from package-lock.json into bench/peers/node_modules).
 peers_setup() {
-	ts_install_packages nodejs npm ca-certificates	# (npm ci fetches over https)
+	command -v node >/dev/null && command -v npm >/dev/null || ts_install_packages nodejs npm
+	ts_install_packages ca-certificates		# npm ci fetches over https
 	if [ ! -d "$PEERS/node_modules/azurite" ] || [ ! -d "$PEERS/node_modules/@azure/data-tables" ]; then
 		ts_log "installing the benchmark peers (npm ci in bench/peers: azurite, @azure/data-tables)"
 		(cd "$PEERS" && npm ci --no-audit --no-fund --loglevel=error >/tmp/tablestore-npm.log 2>&1) ||

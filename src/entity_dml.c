@@ -128,9 +128,7 @@ raise_missing_or_condition(const TsTable *t, text *pk, text *rk, IfMatch im, tex
 
 	if (etag == NULL)
 		raise_not_found(pk, rk);
-	if (im == IF_MATCH_ETAG &&
-		(VARSIZE_ANY_EXHDR(etag) != VARSIZE_ANY_EXHDR(if_match) ||
-		 memcmp(VARDATA_ANY(etag), VARDATA_ANY(if_match), VARSIZE_ANY_EXHDR(etag)) != 0))
+	if (im == IF_MATCH_ETAG && ts_key_cmp(etag, if_match) != 0)
 		raise_condition_failed(pk, rk);
 	ts_raise_write_cancelled(NULL);
 }

@@ -39,6 +39,7 @@ enum
 };
 
 static const char *const col_names[NCOLS] = {"partition_key", "row_key", "timestamp", "etag", "properties"};
+static const int col_attnums[NCOLS] = {1, 2, 3, 4, 5};
 
 /* The table still has exactly the columns create_table made (nothing added, dropped, reordered). */
 static bool
@@ -55,11 +56,7 @@ layout_ok(Relation rel)
 		if (a->attisdropped || strcmp(NameStr(a->attname), col_names[c]) != 0)
 			return false;
 	}
-	{
-		static const int att[NCOLS] = {1, 2, 3, 4, 5};
-
-		return ts_table_columns_ok(desc, att);
-	}
+	return ts_table_columns_ok(desc, col_attnums);
 }
 
 /* Row-level triggers only: the executor routines used here do not fire statement triggers. */
@@ -129,6 +126,21 @@ open_pk_index(Relation rel, LOCKMODE lockmode)
 	return index_open(idx, lockmode);
 }
 
+/* Open the table and its primary key for a read on the direct path; false when it does not apply. */
+static bool
+open_for_read(const TsTable *t, Relation *rel, Relation *idx)
+{
+	if (!context_ok(CMD_SELECT))
+		return false;
+	*rel = table_open(t->relid, AccessShareLock);
+	if (!usable(*rel, ACL_SELECT, CMD_SELECT) || (*idx = open_pk_index(*rel, AccessShareLock)) == NULL)
+	{
+		table_close(*rel, NoLock);
+		return false;
+	}
+	return true;
+}
+
 FastResult
 fast_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls)
 {
@@ -139,14 +151,8 @@ fast_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls)
 	ScanKeyData sk[2];
 	FastResult	result = FAST_NOT_FOUND;
 
-	if (!context_ok(CMD_SELECT))
+	if (!open_for_read(t, &rel, &idx))
 		return FAST_NOT_USED;
-	rel = table_open(t->relid, AccessShareLock);
-	if (!usable(rel, ACL_SELECT, CMD_SELECT) || (idx = open_pk_index(rel, AccessShareLock)) == NULL)
-	{
-		table_close(rel, NoLock);
-		return FAST_NOT_USED;
-	}
 	slot = table_slot_create(rel, NULL);
 	init_pk_scankeys(sk, idx, pk, rk);
 	scan = index_beginscan(rel, idx, GetActiveSnapshot(), 2, 0);
@@ -530,14 +536,8 @@ fast_scan_range(const TsTable *t, text *pk, text *lo, bool lo_incl, text *hi, bo
 	ScanKeyData sk[3];
 	int			n = 0;
 
-	if (!context_ok(CMD_SELECT))
+	if (!open_for_read(t, &rel, &idx))
 		return FAST_NOT_USED;
-	rel = table_open(t->relid, AccessShareLock);
-	if (!usable(rel, ACL_SELECT, CMD_SELECT) || (idx = open_pk_index(rel, AccessShareLock)) == NULL)
-	{
-		table_close(rel, NoLock);
-		return FAST_NOT_USED;
-	}
 	ScanKeyEntryInitialize(&sk[n++], 0, 1, BTEqualStrategyNumber, InvalidOid,
 						   idx->rd_indcollation[0], F_TEXTEQ, PointerGetDatum(pk));
 	if (lo)

@@ -482,6 +482,23 @@ result_destroy(DestReceiver *self)
 {
 }
 
+/*
+ * The arguments (tbl, filter, "select", top) that query_entities and query_page share, checked:
+ * the table, the filter translated with its parameters numbered after param_base, the $select
+ * list; returns $top (0 when NULL and top_optional).
+ */
+static int
+query_args(FunctionCallInfo fcinfo, int param_base, bool top_optional, TsTable *t, OdFilter *f,
+		   SelectList **sel)
+{
+	if (PG_ARGISNULL(0))
+		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), t);
+	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, param_base);
+	*sel = select_list_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
+	return check_top(fcinfo, 3, top_optional);
+}
+
 PG_FUNCTION_INFO_V1(tablestore_query_entities);
 Datum
 tablestore_query_entities(PG_FUNCTION_ARGS)
@@ -498,12 +515,7 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 	Oid		   *types;
 	Datum	   *values;
 
-	if (PG_ARGISNULL(0))
-		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
-	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, 0);
-	receiver.sel = select_list_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
-	top = check_top(fcinfo, 3, true);
+	top = query_args(fcinfo, 0, true, &t, &f, &receiver.sel);
 
 	InitMaterializedSRF(fcinfo, 0);
 	receiver.pub.receiveSlot = result_receive;
@@ -781,12 +793,7 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 	int			guc_level;
 	TimestampTz deadline = page_deadline();
 
-	if (PG_ARGISNULL(0))
-		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
-	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	translate_or_raise(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, 5);
-	pg.sel = select_list_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
-	top = check_top(fcinfo, 3, false);
+	top = query_args(fcinfo, 5, false, &t, &f, &pg.sel);
 	check_continuation(fcinfo, 4);
 	pos_pk = PG_ARGISNULL(4) ? cstring_to_text("") : PG_GETARG_TEXT_PP(4);
 	pos_rk = PG_ARGISNULL(5) ? cstring_to_text("") : PG_GETARG_TEXT_PP(5);

@@ -14,6 +14,7 @@
 #include "utils/acl.h"
 #include "miscadmin.h"
 #include "utils/syscache.h"
+#include "utils/inval.h"
 #include "catalog/pg_type.h"
 
 bool
@@ -101,12 +102,33 @@ ts_table_is_primary_key(const TsTable *t, const char *index_name)
 	return OidIsValid(pk) && pk == get_relname_relid(index_name, get_rel_namespace(t->relid));
 }
 
+/* tablestore.entity's OID, looked up once and forgotten on any change to pg_type. */
+static Oid	entity_type_oid = InvalidOid;
+
+static void
+forget_entity_type_oid(Datum arg, int cacheid, uint32 hashvalue)
+{
+	entity_type_oid = InvalidOid;
+}
+
 Oid
 ts_entity_type_oid(void)
 {
-	Oid			nsp = get_namespace_oid("tablestore", false);
+	static bool callback_registered = false;
 
-	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("entity"), ObjectIdGetDatum(nsp));
+	if (!OidIsValid(entity_type_oid))
+	{
+		Oid			nsp = get_namespace_oid("tablestore", false);
+
+		if (!callback_registered)
+		{
+			CacheRegisterSyscacheCallback(TYPEOID, forget_entity_type_oid, (Datum) 0);
+			callback_registered = true;
+		}
+		entity_type_oid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("entity"),
+										  ObjectIdGetDatum(nsp));
+	}
+	return entity_type_oid;
 }
 
 /*

@@ -32,7 +32,7 @@ extern bool ts_table_is_primary_key(const TsTable *t, const char *index_name);
 /* Raise 42501 unless the caller may SELECT from the table (for answers that read no row). */
 extern void ts_table_check_select(const TsTable *t);
 
-/* The OID of tablestore.entity (looked up each time: the extension may have been re-created). */
+/* The OID of tablestore.entity (cached; any change to pg_type, e.g. the extension re-created, resets it). */
 extern Oid	ts_entity_type_oid(void);
 
 /* True when the relation's columns are create_table's five, with their types, in any order. */

@@ -6,8 +6,9 @@
 #                   Exports PGHOST, PGPORT, PGUSER, PGDATABASE for psql, pg_regress and pgbench.
 
 TS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TS_PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-TS_PGBIN=/usr/lib/postgresql/15/bin
+# TS_PG_CONFIG may name another PostgreSQL 15 installation (e.g. a relocated copy for parallel work).
+TS_PG_CONFIG=${TS_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+TS_PGBIN=$(dirname "$TS_PG_CONFIG")
 TS_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap
 	libtap-parser-sourcehandler-pgtap-perl libxxhash-dev libipc-run-perl make gcc)
 

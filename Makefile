@@ -1,39 +1,63 @@
-# Makefile - build, install and regression-test the tablestore extension (PGXS).
+# Makefile - build, install and test the tablestore extension (PGXS).
 #
-#   make && make install           build and install into the server found by pg_config
-#   make installcheck              pg_regress: sql/<feature>.sql against expected/<feature>.out
-#   scripts/test.sh                everything (regression, pgTAP, scenarios, TAP) on a throwaway cluster
+#   make && make install        build and install into the server that pg_config names
+#   make installcheck           pg_regress: sql/<name>.sql against expected/<name>.out (every file)
+#   make installcheck-pgtap     pgTAP: test/pgtap/*.sql through pg_prove (needs pgtap installed)
+#   make prove_installcheck     TAP: test/t/*.pl on PostgreSQL::Test::Cluster (run as a non-root user)
+#   make TS_ASSERT=1            Assert()s enabled and warnings as errors (what the suite builds)
+#   bash scripts/test.sh        everything, on a throwaway cluster
+#
+# PG_CONFIG may name another installation: make PG_CONFIG=/path/to/pg_config
 
 EXTENSION = tablestore
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
 
 MODULE_big = tablestore
-OBJS = \
-	src/tablestore.o src/ts_error.o src/ts_error_report.o \
-	src/edm.o \
-	src/entity_build.o src/entity_json_in.o src/entity_json_out.o src/entity_binary_in.o \
-	src/entity_io.o src/entity_access.o src/entity_ops.o \
-	src/ts_table.o src/etag.o src/stamp_trigger.o src/select_list.o src/ts_plans.o src/fast_path.o src/entity_dml.o \
-	src/odata_lex.o src/odata_parse.o src/odata_sql.o src/filter_keys.o src/query.o src/batch_parse.o src/batch.o
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/core/*.c)))
 
-# sql/tablestore.sql is the source of the install script; released upgrade scripts sit beside it.
-DATA = $(wildcard sql/$(EXTENSION)--*--*.sql) sql/$(EXTENSION)--$(EXTVERSION).sql
-EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql
+# tablestore.sql is the source of the current version's install script; the scripts of released
+# versions and the upgrade scripts between versions (tablestore--A--B.sql) sit beside it.
+DATA_built = $(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out $(DATA_built),$(wildcard $(EXTENSION)--*.sql))
 
-# One regression file per feature: sql/<name>.sql -> expected/<name>.out
-REGRESS = entity_io entity_limits entity_malformed entity_ops entity_binary tables stamp_trigger \
-	odata_translate odata_errors typed_compare query_filters query_plans batch scoped_access
-REGRESS_OPTS = --load-extension=$(EXTENSION)
+# pg_regress: every sql/<name>.sql, so a new test cannot be left out by mistake
+REGRESS = $(sort $(patsubst sql/%.sql,%,$(wildcard sql/*.sql)))
+REGRESS_OPTS = --load-extension=$(EXTENSION) --encoding=UTF8
 
-PG_CPPFLAGS = -Isrc
-PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
-SHLIB_LINK = -lxxhash
+PGTAP_TESTS = $(sort $(wildcard test/pgtap/*.sql))
+PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+
+PG_CPPFLAGS += -Isrc -Isrc/core
+PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+ifdef TS_ASSERT
+PG_CPPFLAGS += -DUSE_ASSERT_CHECKING
+PG_CFLAGS += -Werror
+endif
+SHLIB_LINK += -lxxhash
+
+EXTRA_CLEAN = $(DATA_built)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+$(DATA_built): $(EXTENSION).sql $(EXTENSION).control
 	cp $< $@
 
-all: sql/$(EXTENSION)--$(EXTVERSION).sql
+# TAP tests, as pgvector runs them (PGXS defines the recipe; TAP_TESTS would also tie them to installcheck)
+.PHONY: prove_installcheck installcheck-pgtap
+prove_installcheck:
+	$(prove_installcheck)
+
+# pgTAP files, each in a fresh database (PGHOST/PGPORT/PGUSER say which server)
+installcheck-pgtap:
+	@status=0; for f in $(PGTAP_TESTS); do \
+		db=tap_$$(basename $$f .sql); \
+		psql -X -q -c "DROP DATABASE IF EXISTS $$db" -c "CREATE DATABASE $$db" >/dev/null && \
+		psql -X -q -d $$db -c "CREATE EXTENSION pgtap; CREATE EXTENSION $(EXTENSION);" >/dev/null && \
+		pg_prove -d $$db --failures $$f || status=1; \
+	done; exit $$status
+
+# make print-REGRESS and the like: a variable's value, for scripts
+print-%:
+	@echo $($*)

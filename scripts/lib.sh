@@ -35,12 +35,14 @@ ts_install_packages() {
 		{ tail -20 /tmp/tablestore-apt.log >&2; ts_die "apt-get install failed (log: /tmp/tablestore-apt.log)"; }
 }
 
+# ts_setup [MAKE VARIABLES...]: e.g. ts_setup TS_ASSERT=1 for the assert-enabled -Werror build.
 ts_setup() {
 	ts_install_packages "${TS_PACKAGES[@]}"
-	ts_log "building tablestore"
-	make -C "$TS_ROOT" -s PG_CONFIG="$TS_PG_CONFIG" >/tmp/tablestore-build.log 2>&1 ||
+	ts_log "building tablestore${1:+ ($*)}"
+	make -C "$TS_ROOT" -s clean PG_CONFIG="$TS_PG_CONFIG" >/tmp/tablestore-build.log 2>&1
+	make -C "$TS_ROOT" -s PG_CONFIG="$TS_PG_CONFIG" "$@" >>/tmp/tablestore-build.log 2>&1 ||
 		{ cat /tmp/tablestore-build.log >&2; ts_die "build failed"; }
-	ts_privileged make -C "$TS_ROOT" -s PG_CONFIG="$TS_PG_CONFIG" install >>/tmp/tablestore-build.log 2>&1 ||
+	ts_privileged make -C "$TS_ROOT" -s PG_CONFIG="$TS_PG_CONFIG" "$@" install >>/tmp/tablestore-build.log 2>&1 ||
 		{ cat /tmp/tablestore-build.log >&2; ts_die "install failed"; }
 }
 

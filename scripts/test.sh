@@ -2,10 +2,13 @@
 # scripts/test.sh - the whole test suite: installs what is missing, builds, installs, starts a
 # throwaway cluster and runs every test. Ends with "N passed, N failed"; exits non-zero on failure.
 #
+# The extension is built once, with Assert()s enabled and warnings as errors (make TS_ASSERT=1).
+#
 #   pg_regress   sql/<feature>.sql against expected/<feature>.out (make installcheck)
-#   pgTAP        test/pgtap/*.sql through pg_prove, each file in its own database
+#   pgTAP        test/pgtap/*.sql through pg_prove, each file in its own database (make installcheck-pgtap)
 #   scenarios    test/scenario/*.sh (concurrency, pg_dump round trip, patterns)
-#   TAP          test/tap/*.pl with PostgreSQL::Test::Cluster (crash, replication) - own clusters
+#   TAP          test/t/*.pl with PostgreSQL::Test::Cluster (crash, replication) - own clusters
+#                (make prove_installcheck)
 #   fuzz smoke   test/fuzz: each libFuzzer target for a short run (TS_FUZZ_SECONDS, default 20)
 #   soak         test/soak/soak.sh for 30 s at 16 clients: no error, flat backend memory
 #   demo         scripts/demo.sql runs to the end without an unexpected error
@@ -37,41 +40,37 @@ record() {
 ts_shared_copy() {
 	local dir
 	dir=$(mktemp -d /tmp/tablestore-test.XXXXXX)
-	cp -r "$TS_ROOT/test" "$TS_ROOT/scripts" "$dir/"
+	cp -r "$TS_ROOT/test" "$TS_ROOT/scripts" "$TS_ROOT/Makefile" "$TS_ROOT/$(basename "$TS_ROOT"/*.control)" "$dir/"
 	chmod -R a+rX "$dir"
 	chown -R "$(ts_server_user)" "$dir"
 	echo "$dir"
 }
 
+# Each runner below calls a Makefile target for one file, so every file is reported on its own.
 run_regress() {
-	local out status name
-	ts_log "pg_regress (sql/ + expected/)"
-	out=$(make -C "$TS_ROOT" -s installcheck PG_CONFIG="$TS_PG_CONFIG" 2>&1)
-	status=$?
-	while read -r name status_word; do
-		record "regress/$name" "$([ "$status_word" = ok ] && echo 0 || echo 1)"
-	done < <(printf '%s\n' "$out" | sed -nE 's/^(test| +) *([a-z0-9_]+) +\.\.\. +(ok|FAILED|failed).*/\2 \3/p')
-	if [ $status -ne 0 ]; then
-		printf '%s\n' "$out" | tail -5
-		[ -f "$TS_ROOT/regression.diffs" ] && head -100 "$TS_ROOT/regression.diffs"
-		printf '%s\n' "$out" | grep -qE '\.\.\. +(ok|FAILED|failed)' || record "regress/(did not run)" 1
-	fi
+	local name
+	ts_log "pg_regress (make installcheck: sql/ + expected/)"
+	for name in $(make -C "$TS_ROOT" -s print-REGRESS PG_CONFIG="$TS_PG_CONFIG"); do
+		if make -C "$TS_ROOT" -s installcheck REGRESS="$name" PG_CONFIG="$TS_PG_CONFIG" >/tmp/tablestore-regress.log 2>&1; then
+			record "regress/$name" 0
+		else
+			grep -E '\.\.\.|failed' /tmp/tablestore-regress.log | tail -3
+			[ -f "$TS_ROOT/regression.diffs" ] && head -60 "$TS_ROOT/regression.diffs"
+			record "regress/$name" 1
+		fi
+	done
 }
 
 # Every pgTAP file runs twice: with the direct single-entity path (the default) and with
 # tablestore.fast_path = off, where every operation runs its prepared SQL statement.
 run_pgtap() {
-	local f name db mode
-	[ -n "$(ls "$TS_ROOT"/test/pgtap/*.sql 2>/dev/null)" ] || return 0
-	ts_log "pgTAP (test/pgtap), with tablestore.fast_path on and off"
+	local f mode
+	ts_log "pgTAP (make installcheck-pgtap), with tablestore.fast_path on and off"
 	for f in "$TS_ROOT"/test/pgtap/*.sql; do
-		name=$(basename "$f" .sql)
-		db="tap_$name"
-		psql -X -q -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null &&
-			psql -X -q -d "$db" -c "CREATE EXTENSION pgtap; CREATE EXTENSION tablestore;" >/dev/null
 		for mode in on off; do
-			PGOPTIONS="-c tablestore.fast_path=$mode" pg_prove -d "$db" --failures "$f"
-			record "pgtap/$name (fast_path=$mode)" $?
+			PGOPTIONS="-c tablestore.fast_path=$mode" make -C "$TS_ROOT" -s installcheck-pgtap \
+				PGTAP_TESTS="test/pgtap/$(basename "$f")" PG_CONFIG="$TS_PG_CONFIG"
+			record "pgtap/$(basename "$f" .sql) (fast_path=$mode)" $?
 		done
 	done
 }
@@ -91,17 +90,16 @@ run_scenarios() {
 	done
 }
 
+# TAP tests start clusters of their own, so they run as the server user in a copy it may write to.
 run_tap() {
 	local f name dir
-	[ -n "$(ls "$TS_ROOT"/test/tap/*.pl 2>/dev/null)" ] || return 0
-	ts_log "TAP tests (test/tap, PostgreSQL::Test::Cluster)"
+	[ -n "$(ls "$TS_ROOT"/test/t/*.pl 2>/dev/null)" ] || return 0
+	ts_log "TAP tests (make prove_installcheck: test/t, PostgreSQL::Test::Cluster)"
 	dir=$(ts_shared_copy)
-	for f in "$dir"/test/tap/*.pl; do
+	for f in "$dir"/test/t/*.pl; do
 		name=$(basename "$f" .pl)
-		(cd "$dir" && ts_as_server_user env PATH="$TS_PGBIN:$PATH" \
-			PG_REGRESS="$($TS_PG_CONFIG --pkglibdir)/pgxs/src/test/regress/pg_regress" \
-			TESTDIR="$dir" TS_ROOT="$dir" TS_CRASH_KILLS="${TS_CRASH_KILLS:-5}" \
-			prove -I "$($TS_PG_CONFIG --pkglibdir)/pgxs/src/test/perl" -v "$f")
+		ts_as_server_user env TS_ROOT="$dir" TS_CRASH_KILLS="${TS_CRASH_KILLS:-5}" \
+			make -C "$dir" -s prove_installcheck PROVE_TESTS="test/t/$name.pl" PROVE_FLAGS=-v PG_CONFIG="$TS_PG_CONFIG"
 		record "tap/$name" $?
 	done
 	rm -rf "$dir"
@@ -140,7 +138,7 @@ run_bench() {
 	record "bench/quick" $?
 }
 
-ts_setup
+ts_setup TS_ASSERT=1
 ts_cluster_start fsync=off synchronous_commit=off max_connections=120
 want regress && run_regress
 want pgtap && run_pgtap

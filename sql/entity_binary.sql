@@ -39,15 +39,12 @@ COPY binary_dst FROM :'textfile';
 SELECT count(*) FILTER (WHERE s.e = d.e) AS identical_text_copy FROM binary_src s JOIN binary_dst d USING (id);
 
 -- Malformed binary input: start from a valid encoding and break one thing at a time.
-CREATE FUNCTION pg_temp.try(b bytea) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	RETURN 'accepted: ' || tablestore.entity_from_binary(b)::text;
-EXCEPTION WHEN others THEN
-	RETURN SQLSTATE || ' ' || SQLERRM;
-END $$;
+\set ECHO none
+\i test/regress/helpers.sql
+\set ECHO all
 
 -- '{"a":1}' is 01 00 0100 | 00000000 0100 02 00 | 61 01000000
-SELECT n, label, pg_temp.try(b) FROM (VALUES
+SELECT n, label, pg_temp.try(format('SELECT tablestore.entity_from_binary(%L::bytea)::text', b)) FROM (VALUES
 	(1, 'valid', '\x010001000000000001000200' || '\x6101000000'::bytea),
 	(2, 'empty', '\x'::bytea),
 	(3, 'too short', '\x0100'::bytea),

@@ -2,15 +2,11 @@
 -- it is rejected with its own error (SQLSTATE and service code).
 SET search_path = tablestore, public;
 
-CREATE FUNCTION pg_temp.check(input text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	e tablestore.entity;
-BEGIN
-	e := input::tablestore.entity;
-	RETURN 'accepted, size ' || tablestore.entity_size(e);
-EXCEPTION WHEN others THEN
-	RETURN SQLSTATE || ' ' || SQLERRM;
-END $$;
+\set ECHO none
+\i test/regress/helpers.sql
+\set ECHO all
+CREATE FUNCTION pg_temp.check(input text) RETURNS text LANGUAGE sql AS
+$$ SELECT pg_temp.try(format('SELECT ''size '' || tablestore.entity_size(%L::tablestore.entity)', input)) $$;
 
 -- Properties per entity: 252 custom
 SELECT n, pg_temp.check('{' || string_agg(format('"p%s":%s', i, i), ',') || '}')

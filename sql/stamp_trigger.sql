@@ -3,13 +3,9 @@
 SET search_path = tablestore, public;
 SELECT create_table('Stamped');
 
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN others THEN
-	RETURN SQLSTATE || ' ' || SQLERRM;
-END $$;
+\set ECHO none
+\i test/regress/helpers.sql
+\set ECHO all
 
 -- Plain INSERT: client-supplied timestamp and etag are ignored
 INSERT INTO tablestore_data.stamped VALUES ('p', 'a', '1999-01-01', 'W/"forged"', '{"x":1}');

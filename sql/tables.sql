@@ -1,14 +1,9 @@
 -- tables: create_table, drop_table, list_tables; the name rules of SPEC §2; where tables live.
 SET search_path = tablestore, public;
 
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE r text;
-BEGIN
-	EXECUTE q INTO r;
-	RETURN 'ok: ' || coalesce(r, '');
-EXCEPTION WHEN others THEN
-	RETURN SQLSTATE || ' ' || SQLERRM;
-END $$;
+\set ECHO none
+\i test/regress/helpers.sql
+\set ECHO all
 
 -- Valid names: a letter, then 2 to 62 letters or digits
 SELECT create_table('Customers');

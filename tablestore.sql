@@ -1,4 +1,4 @@
--- tablestore install script (source of sql/tablestore--<version>.sql, see Makefile).
+-- tablestore install script: the source of tablestore--<version>.sql (see Makefile).
 -- Every object lives in schema tablestore; every reference is schema-qualified and every SQL or
 -- PL/pgSQL function pins its search_path, so a hostile search_path cannot redirect a call.
 

@@ -7,7 +7,7 @@
 
 #include "postgres.h"
 
-#include "ts_error.h"
+#include "ts_report.h"
 
 #define BATCH_MAX_OPERATIONS 100
 #define BATCH_MAX_BYTES (4 * 1024 * 1024)

@@ -5,6 +5,7 @@
 #define ENTITY_H
 
 #include "entity_format.h"
+#include "ts_report.h"
 
 #include "fmgr.h"
 #include "mb/pg_wchar.h"

@@ -5,7 +5,7 @@
 
 #include "access/xact.h"
 #include "edm.h"
-#include "ts_error.h"
+#include "ts_report.h"
 #include "utils/builtins.h"
 
 static uint64 etag_counter = 0;

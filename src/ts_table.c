@@ -6,7 +6,7 @@
 #include "access/relation.h"
 #include "catalog/namespace.h"
 #include "fmgr.h"
-#include "ts_error.h"
+#include "ts_report.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"

@@ -15,18 +15,17 @@ FUZZ_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$FUZZ_DIR/../../scripts/lib.sh"
 
 TARGETS=(entity_json entity_binary odata)
-# the project sources each target links: the parsers and codecs, which never call the backend
-PARSERS=(edm ts_error entity_build entity_json_in entity_json_out entity_binary_in odata_lex odata_parse odata_sql)
+# every target links the whole backend-free core (src/core: the parsers and codecs)
 BUILD="$FUZZ_DIR/build"
 CLANG=clang-14
 
 build() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib
 	ts_install_packages clang-14 libclang-rt-14-dev postgresql-server-dev-15
-	for s in "${PARSERS[@]}"; do srcs+=("$TS_ROOT/src/$s.c"); done
+	srcs=("$TS_ROOT"/src/core/*.c)
 	srcs+=("$FUZZ_DIR/fuzz_$target.c" "$FUZZ_DIR/fuzz_support.c")
 	# rebuild when any source is newer than the binary
-	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src" "$FUZZ_DIR/fuzz.h" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
+	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src/core" "$FUZZ_DIR/fuzz.h" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
 		return 0
 	fi
 	mkdir -p "$BUILD"
@@ -34,7 +33,7 @@ build() {
 	lib=$("$TS_PG_CONFIG" --pkglibdir)
 	ts_log "building fuzz_$target"
 	"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wno-ignored-attributes \
-		-DTS_FRONTEND -I"$TS_ROOT/src" -I"$FUZZ_DIR" -I"$inc" -o "$bin" "${srcs[@]}" \
+		-DTS_FRONTEND -I"$TS_ROOT/src/core" -I"$FUZZ_DIR" -I"$inc" -o "$bin" "${srcs[@]}" \
 		"$lib/libpgcommon.a" "$lib/libpgport.a" -lm
 }
 

@@ -82,13 +82,5 @@ extern const char *ts_excerpt(char *buf, size_t bufsize, const char *s, size_t l
 
 #define TS_EXCERPT_BUF 200
 
-#ifndef TS_FRONTEND
-/* Backend side (ts_error_report.c). */
-extern void ts_raise(const TsError *err) pg_attribute_noreturn();
-extern void ts_raise_prefixed(const TsError *err, const char *prefix) pg_attribute_noreturn();
-extern void ts_raise_write_cancelled(const char *prefix) pg_attribute_noreturn();
-extern void ts_raisef(TsErrorCode code, const char *fmt,...) pg_attribute_printf(2, 3) pg_attribute_noreturn();
-extern int	ts_error_sqlstate_int(TsErrorCode code);
-#endif
 
 #endif							/* TS_ERROR_H */

@@ -1,7 +1,7 @@
 /*
- * ts_error_report.c - turning a TsError into ereport(ERROR), and tablestore.error_codes().
+ * ts_report.c - turning a TsError into ereport(ERROR), and tablestore.error_codes().
  */
-#include "ts_error.h"
+#include "ts_report.h"
 
 #include "fmgr.h"
 #include "funcapi.h"

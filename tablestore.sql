@@ -40,6 +40,8 @@ CREATE TYPE tablestore.entity (
 	RECEIVE = tablestore.entity_recv,
 	SEND = tablestore.entity_send,
 	INTERNALLENGTH = VARIABLE,
+	-- the stored format reads every field byte by byte and assumes no alignment, but PostgreSQL
+	-- requires int4 alignment of every variable-length type (CREATE TYPE refuses char)
 	ALIGNMENT = int4,
 	STORAGE = extended
 );

@@ -139,7 +139,7 @@ run_statement(const TsTable *t, BatchOp *op)
 		[OP_UPSERT_REPLACE] = PLAN_UPSERT_REPLACE, [OP_UPSERT_MERGE] = PLAN_UPSERT_MERGE,
 		[OP_DELETE] = PLAN_DELETE_ANY
 	};
-	Datum		args[3] = {PointerGetDatum(op->pk), PointerGetDatum(op->rk), op->props};
+	Datum		args[3] = {PointerGetDatum(op->pk), PointerGetDatum(op->rk), EntityPGetDatum(op->props)};
 	bool		isnull;
 
 	if (SPI_execute_plan(ts_plan_get(t, kinds[op->kind]), args, NULL, false, 1) < 0)

@@ -7,7 +7,7 @@
 
 #include "postgres.h"
 
-#include "ts_report.h"
+#include "entity.h"
 
 #define BATCH_MAX_OPERATIONS 100
 #define BATCH_MAX_BYTES (4 * 1024 * 1024)
@@ -28,7 +28,7 @@ typedef struct BatchOp
 	BatchOpKind kind;
 	text	   *pk;
 	text	   *rk;
-	Datum		props;			/* the entity without its keys */
+	Entity	   *props;			/* the entity without its keys */
 	text	   *if_match;		/* NULL: none or "*" */
 	bool		exists;			/* found and locked before the writes */
 	text	   *current_etag;

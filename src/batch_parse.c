@@ -228,7 +228,7 @@ read_entity(Doc *d, int index, BatchOp *op, MemoryContext keep)
 	TsError		err = {0};
 	EntityKeys	keys;
 	size_t		used = 0;
-	struct varlena *e;
+	Entity	   *e;
 	MemoryContext old;
 
 	if (d->s[d->i] != '{')
@@ -242,7 +242,7 @@ read_entity(Doc *d, int index, BatchOp *op, MemoryContext keep)
 	old = MemoryContextSwitchTo(keep);
 	op->pk = cstring_to_text_with_len(keys.pk, keys.pk_len);
 	op->rk = cstring_to_text_with_len(keys.rk, keys.rk_len);
-	op->props = PointerGetDatum(memcpy(palloc(VARSIZE(e)), e, VARSIZE(e)));
+	op->props = memcpy(palloc(VARSIZE(e)), e, VARSIZE(e));
 	MemoryContextSwitchTo(old);
 }
 

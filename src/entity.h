@@ -1,5 +1,7 @@
 /*
- * entity.h - backend-side helpers for tablestore.entity datums.
+ * entity.h - the typed API of tablestore.entity datums in the backend (as jsonb.h and hstore.h
+ * have theirs): Entity pointers from Datums and function arguments, detoasted but possibly with a
+ * short header, and the view of an entity's body.
  */
 #ifndef ENTITY_H
 #define ENTITY_H
@@ -10,12 +12,14 @@
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
 
-#define PG_GETARG_ENTITY_PP(n)	PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(n))
-#define DatumGetEntityPP(d)		PG_DETOAST_DATUM_PACKED(d)
+#define DatumGetEntityPP(d)		((Entity *) PG_DETOAST_DATUM_PACKED(d))
+#define EntityPGetDatum(p)		PointerGetDatum(p)
+#define PG_GETARG_ENTITY_PP(n)	DatumGetEntityPP(PG_GETARG_DATUM(n))
+#define PG_RETURN_ENTITY_P(p)	PG_RETURN_POINTER(p)
 
 /* A view of an entity datum; rejects a format version this build cannot read. */
 static inline void
-entity_view_of(EntityView *v, const struct varlena *e)
+entity_view_of(EntityView *v, const Entity *e)
 {
 	const uint8 *body = (const uint8 *) VARDATA_ANY(e);
 	uint32		len = VARSIZE_ANY_EXHDR(e);

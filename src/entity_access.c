@@ -13,7 +13,7 @@
 bool
 entity_prop_from_args(FunctionCallInfo fcinfo, PropRef *p)
 {
-	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	text	   *name = PG_GETARG_TEXT_PP(1);
 	const char *n = VARDATA_ANY(name);
 	uint32		len = VARSIZE_ANY_EXHDR(name);
@@ -162,7 +162,7 @@ PG_FUNCTION_INFO_V1(entity_service_size_fn);
 Datum
 entity_service_size_fn(PG_FUNCTION_ARGS)
 {
-	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;
 
 	entity_view_of(&v, e);

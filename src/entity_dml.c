@@ -42,11 +42,11 @@ typedef struct EntityArg
 {
 	text	   *pk;
 	text	   *rk;
-	struct varlena *props;
+	Entity	   *props;
 } EntityArg;
 
 static void
-split_entity(struct varlena *e, EntityArg *out)
+split_entity(Entity *e, EntityArg *out)
 {
 	EntityView	v;
 	PropRef    *props;
@@ -179,7 +179,7 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
 	args[0] = PointerGetDatum(ea.pk);
 	args[1] = PointerGetDatum(ea.rk);
-	args[2] = PointerGetDatum(ea.props);
+	args[2] = EntityPGetDatum(ea.props);
 	/*
 	 * A plain INSERT (ON CONFLICT's extra index probe costs more than it saves); a violation of
 	 * the table's primary key becomes EntityAlreadyExists. The error is re-thrown at once, so no
@@ -188,7 +188,7 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		text	   *fast_etag;
-		FastResult	r = fast_insert(&t, ea.pk, ea.rk, args[2], &fast_etag);
+		FastResult	r = fast_insert(&t, ea.pk, ea.rk, ea.props, &fast_etag);
 
 		if (r == FAST_OK)
 			etag = fast_etag;
@@ -240,9 +240,9 @@ conditional_update(FunctionCallInfo fcinfo, TsPlanKind any_kind, TsPlanKind if_k
 	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
 	args[0] = PointerGetDatum(ea.pk);
 	args[1] = PointerGetDatum(ea.rk);
-	args[2] = PointerGetDatum(ea.props);
+	args[2] = EntityPGetDatum(ea.props);
 	args[3] = PointerGetDatum(PG_GETARG_TEXT_PP(2));
-	r = fast_update(&t, ea.pk, ea.rk, args[2], any_kind == PLAN_MERGE_ANY,
+	r = fast_update(&t, ea.pk, ea.rk, ea.props, any_kind == PLAN_MERGE_ANY,
 					im == IF_MATCH_ANY ? NULL : PG_GETARG_TEXT_PP(2), &etag);
 	if (r != FAST_NOT_USED)
 	{
@@ -296,7 +296,7 @@ tablestore_upsert_entity(PG_FUNCTION_ARGS)
 	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
 	args[0] = PointerGetDatum(ea.pk);
 	args[1] = PointerGetDatum(ea.rk);
-	args[2] = PointerGetDatum(ea.props);
+	args[2] = EntityPGetDatum(ea.props);
 	ts_spi_connect();
 	etag = run_returning_text(&t, kind, args, 3);
 	SPI_finish();

@@ -20,19 +20,19 @@ entity_in(PG_FUNCTION_ARGS)
 {
 	char	   *s = PG_GETARG_CSTRING(0);
 	TsError		err = {0};
-	struct varlena *e;
+	Entity	   *e;
 
 	ts_require_utf8();
 	e = entity_from_json(s, strlen(s), &err);
 	if (e == NULL)
 		TS_RETURN_INPUT_ERROR(&err);
-	PG_RETURN_POINTER(e);
+	PG_RETURN_ENTITY_P(e);
 }
 
 Datum
 entity_out(PG_FUNCTION_ARGS)
 {
-	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;
 	StringInfoData out;
 
@@ -50,19 +50,19 @@ entity_recv(PG_FUNCTION_ARGS)
 	int			n = buf->len - buf->cursor;
 	const uint8 *bytes = (const uint8 *) pq_getmsgbytes(buf, n);
 	TsError		err = {0};
-	struct varlena *e;
+	Entity	   *e;
 
 	ts_require_utf8();
 	e = entity_from_binary(bytes, n, &err);
 	if (e == NULL)
 		TS_RETURN_INPUT_ERROR(&err);
-	PG_RETURN_POINTER(e);
+	PG_RETURN_ENTITY_P(e);
 }
 
 Datum
 entity_send(PG_FUNCTION_ARGS)
 {
-	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;
 	StringInfoData buf;
 
@@ -101,7 +101,7 @@ entity_check_jsonb_safe(const EntityView *v)
 Datum
 entity_to_jsonb(PG_FUNCTION_ARGS)
 {
-	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;
 	StringInfoData out;
 
@@ -118,13 +118,13 @@ jsonb_to_entity(PG_FUNCTION_ARGS)
 	Jsonb	   *jb = PG_GETARG_JSONB_P(0);
 	char	   *text = JsonbToCString(NULL, &jb->root, VARSIZE(jb));
 	TsError		err = {0};
-	struct varlena *e;
+	Entity	   *e;
 
 	ts_require_utf8();
 	e = entity_from_json(text, strlen(text), &err);
 	if (e == NULL)
 		ts_raise(&err);
-	PG_RETURN_POINTER(e);
+	PG_RETURN_ENTITY_P(e);
 }
 
 /* tablestore.entity_to_binary(entity) -> bytea: the binary wire form (what send produces). */
@@ -132,7 +132,7 @@ PG_FUNCTION_INFO_V1(entity_to_binary);
 Datum
 entity_to_binary(PG_FUNCTION_ARGS)
 {
-	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;
 	bytea	   *b;
 
@@ -150,11 +150,11 @@ entity_from_binary_fn(PG_FUNCTION_ARGS)
 {
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	TsError		err = {0};
-	struct varlena *e;
+	Entity	   *e;
 
 	ts_require_utf8();
 	e = entity_from_binary((const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &err);
 	if (e == NULL)
 		ts_raise(&err);
-	PG_RETURN_POINTER(e);
+	PG_RETURN_ENTITY_P(e);
 }

@@ -20,7 +20,7 @@ PG_FUNCTION_INFO_V1(entity_exists);
 Datum
 entity_exists(PG_FUNCTION_ARGS)
 {
-	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	text	   *name = PG_GETARG_TEXT_PP(1);
 	EntityView	v;
 	bool		is_pk;
@@ -31,75 +31,25 @@ entity_exists(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(entity_view_find(&v, VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name)) >= 0);
 }
 
-static struct varlena *
-build_or_raise(PropRef *props, int n, const EntityKeys *keys)
-{
-	TsError		err = {0};
-	struct varlena *r = entity_build(props, n, keys, 0, &err);
-
-	if (r == NULL)
-		ts_raise(&err);
-	return r;
-}
-
 /* a || b: every property of b, plus those of a that b does not have; b's keys where it has them. */
 PG_FUNCTION_INFO_V1(entity_concat);
 Datum
 entity_concat(PG_FUNCTION_ARGS)
 {
-	struct varlena *ea = PG_GETARG_ENTITY_PP(0);
-	struct varlena *eb = PG_GETARG_ENTITY_PP(1);
+	Entity	   *ea = PG_GETARG_ENTITY_PP(0);
+	Entity	   *eb = PG_GETARG_ENTITY_PP(1);
 	EntityView	a,
 				b;
-	EntityKeys	keys;
-	PropRef    *props;
-	uint32		i = 0,
-				j = 0;
-	int			n = 0;
+	TsError		err = {0};
+	Entity	   *r;
 
 	entity_view_of(&a, ea);
 	entity_view_of(&b, eb);
 	if (b.nprops == 0 && !b.keys.has_pk && !b.keys.has_rk)
-		PG_RETURN_POINTER(ea);
-	keys = a.keys;
-	if (b.keys.has_pk)
-	{
-		keys.has_pk = true;
-		keys.pk = b.keys.pk;
-		keys.pk_len = b.keys.pk_len;
-	}
-	if (b.keys.has_rk)
-	{
-		keys.has_rk = true;
-		keys.rk = b.keys.rk;
-		keys.rk_len = b.keys.rk_len;
-	}
-	props = palloc(sizeof(PropRef) * (a.nprops + b.nprops + 1));
-	while (i < a.nprops || j < b.nprops)
-	{
-		PropRef		pa,
-					pb;
-		int			c;
-
-		if (i < a.nprops)
-			entity_view_prop(&a, i, &pa);
-		if (j < b.nprops)
-			entity_view_prop(&b, j, &pb);
-		c = (i >= a.nprops) ? 1 : (j >= b.nprops) ? -1 :
-			entity_name_cmp(pa.name, pa.name_len, pb.name, pb.name_len);
-		if (c < 0)
-		{
-			props[n++] = pa;
-			i++;
-		}
-		else
-		{
-			props[n++] = pb;
-			j++;
-			i += (c == 0);
-		}
-	}
-	PG_RETURN_POINTER(build_or_raise(props, n, &keys));
+		PG_RETURN_ENTITY_P(ea);
+	if ((r = entity_merge(&a, &b, &err)) == NULL)
+		ts_raise(&err);
+	PG_RETURN_ENTITY_P(r);
 }
 
 /* e - name: the entity without that property (or key); unchanged when absent. */
@@ -107,38 +57,22 @@ PG_FUNCTION_INFO_V1(entity_delete);
 Datum
 entity_delete(PG_FUNCTION_ARGS)
 {
-	struct varlena *e = PG_GETARG_ENTITY_PP(0);
+	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	text	   *name = PG_GETARG_TEXT_PP(1);
 	const char *nm = VARDATA_ANY(name);
 	uint32		len = VARSIZE_ANY_EXHDR(name);
 	EntityView	v;
-	EntityKeys	keys;
-	PropRef    *props;
-	int			skip,
-				n = 0;
 	bool		is_pk;
+	TsError		err = {0};
+	Entity	   *r;
 
 	entity_view_of(&v, e);
-	keys = v.keys;
-	skip = -1;
-	if (is_key_name(nm, len, &is_pk))
-	{
-		if (is_pk ? !keys.has_pk : !keys.has_rk)
-			PG_RETURN_POINTER(e);
-		if (is_pk)
-			keys.has_pk = false, keys.pk_len = 0;
-		else
-			keys.has_rk = false, keys.rk_len = 0;
-	}
-	else if ((skip = entity_view_find(&v, nm, len)) < 0)
-		PG_RETURN_POINTER(e);
-	props = palloc(sizeof(PropRef) * (v.nprops + 1));
-	for (uint32 i = 0; i < v.nprops; i++)
-	{
-		if ((int) i != skip)
-			entity_view_prop(&v, i, &props[n++]);
-	}
-	PG_RETURN_POINTER(build_or_raise(props, n, &keys));
+	if (is_key_name(nm, len, &is_pk) ? !(is_pk ? v.keys.has_pk : v.keys.has_rk) :
+		entity_view_find(&v, nm, len) < 0)
+		PG_RETURN_ENTITY_P(e);
+	if ((r = entity_without(&v, nm, len, &err)) == NULL)
+		ts_raise(&err);
+	PG_RETURN_ENTITY_P(r);
 }
 
 /* ---------- comparison and hashing over the canonical bytes ---------- */
@@ -146,8 +80,8 @@ entity_delete(PG_FUNCTION_ARGS)
 static int
 entity_cmp_internal(FunctionCallInfo fcinfo)
 {
-	struct varlena *a = PG_GETARG_ENTITY_PP(0);
-	struct varlena *b = PG_GETARG_ENTITY_PP(1);
+	Entity	   *a = PG_GETARG_ENTITY_PP(0);
+	Entity	   *b = PG_GETARG_ENTITY_PP(1);
 	uint32		la = VARSIZE_ANY_EXHDR(a);
 	uint32		lb = VARSIZE_ANY_EXHDR(b);
 	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
@@ -170,11 +104,14 @@ PG_FUNCTION_INFO_V1(entity_eq);
 Datum
 entity_eq(PG_FUNCTION_ARGS)
 {
-	struct varlena *a = PG_GETARG_ENTITY_PP(0);
-	struct varlena *b = PG_GETARG_ENTITY_PP(1);
+	Entity	   *a = PG_GETARG_ENTITY_PP(0);
+	Entity	   *b = PG_GETARG_ENTITY_PP(1);
 	uint32		la = VARSIZE_ANY_EXHDR(a);
+	bool		eq = la == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la) == 0;
 
-	PG_RETURN_BOOL(la == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la) == 0);
+	PG_FREE_IF_COPY(a, 0);
+	PG_FREE_IF_COPY(b, 1);
+	PG_RETURN_BOOL(eq);
 }
 
 PG_FUNCTION_INFO_V1(entity_ne);
@@ -212,22 +149,27 @@ entity_ge(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) >= 0);
 }
 
+/* The 64-bit hash of argument 0's canonical bytes (equal entities, equal bytes, equal hashes). */
 static uint64
-entity_hash64(struct varlena *e, uint64 seed)
+entity_hash64(FunctionCallInfo fcinfo, uint64 seed)
 {
-	return XXH3_64bits_withSeed(VARDATA_ANY(e), VARSIZE_ANY_EXHDR(e), seed);
+	Entity	   *e = PG_GETARG_ENTITY_PP(0);
+	uint64		h = XXH3_64bits_withSeed(VARDATA_ANY(e), VARSIZE_ANY_EXHDR(e), seed);
+
+	PG_FREE_IF_COPY(e, 0);
+	return h;
 }
 
 PG_FUNCTION_INFO_V1(entity_hash);
 Datum
 entity_hash(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT32((int32) (uint32) entity_hash64(PG_GETARG_ENTITY_PP(0), 0));
+	PG_RETURN_INT32((int32) (uint32) entity_hash64(fcinfo, 0));
 }
 
 PG_FUNCTION_INFO_V1(entity_hash_extended);
 Datum
 entity_hash_extended(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64((int64) entity_hash64(PG_GETARG_ENTITY_PP(0), (uint64) PG_GETARG_INT64(1)));
+	PG_RETURN_INT64((int64) entity_hash64(fcinfo, (uint64) PG_GETARG_INT64(1)));
 }

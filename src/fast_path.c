@@ -30,9 +30,6 @@
 
 bool		ts_fast_path_enabled = true;
 
-/* from entity_ops.c: a || b */
-extern Datum entity_concat(PG_FUNCTION_ARGS);
-
 enum
 {
 	COL_PK, COL_RK, COL_TS, COL_ETAG, COL_PROPS, NCOLS
@@ -335,7 +332,7 @@ check_merged_size(TupleTableSlot *slot)
  * when a BEFORE ROW trigger cancelled the insert (the slot then holds no stored row).
  */
 static text *
-write_insert(WriteState *ws, text *pk, text *rk, Datum props)
+write_insert(WriteState *ws, text *pk, text *rk, Entity *props)
 {
 	TupleTableSlot *slot = ExecInitExtraTupleSlot(ws->estate, RelationGetDescr(ws->rel), &TTSOpsVirtual);
 
@@ -345,7 +342,7 @@ write_insert(WriteState *ws, text *pk, text *rk, Datum props)
 	slot->tts_isnull[COL_PK] = false;
 	slot->tts_values[COL_RK] = PointerGetDatum(rk);
 	slot->tts_isnull[COL_RK] = false;
-	slot->tts_values[COL_PROPS] = props;
+	slot->tts_values[COL_PROPS] = EntityPGetDatum(props);
 	slot->tts_isnull[COL_PROPS] = false;
 	if (ws->self_stamp)			/* the entity was checked with its keys when it was read */
 		set_stamps(slot, NULL);
@@ -357,7 +354,7 @@ write_insert(WriteState *ws, text *pk, text *rk, Datum props)
 }
 
 FastResult
-fast_insert(const TsTable *t, text *pk, text *rk, Datum props, text **etag)
+fast_insert(const TsTable *t, text *pk, text *rk, Entity *props, text **etag)
 {
 	WriteState	ws;
 
@@ -368,9 +365,25 @@ fast_insert(const TsTable *t, text *pk, text *rk, Datum props, text **etag)
 	return *etag != NULL ? FAST_OK : FAST_CANCELLED;
 }
 
+/* stored || props, as the SQL path's merge computes it */
+static Entity *
+merge_props(Entity *stored, Entity *props)
+{
+	EntityView	a,
+				b;
+	TsError		err = {0};
+	Entity	   *r;
+
+	entity_view_of(&a, stored);
+	entity_view_of(&b, props);
+	if ((r = entity_merge(&a, &b, &err)) == NULL)
+		ts_raise(&err);
+	return r;
+}
+
 /* Find, lock, check and update one row. */
 static FastResult
-write_update(WriteState *ws, text *pk, text *rk, Datum props, bool merge, text *if_match, text **etag)
+write_update(WriteState *ws, text *pk, text *rk, Entity *props, bool merge, text *if_match, text **etag)
 {
 	TupleTableSlot *oldslot,
 			   *newslot;
@@ -386,8 +399,8 @@ write_update(WriteState *ws, text *pk, text *rk, Datum props, bool merge, text *
 	slot_getallattrs(oldslot);
 	memcpy(newslot->tts_values, oldslot->tts_values, sizeof(Datum) * NCOLS);
 	memcpy(newslot->tts_isnull, oldslot->tts_isnull, sizeof(bool) * NCOLS);
-	newslot->tts_values[COL_PROPS] = merge && !oldslot->tts_isnull[COL_PROPS] ?
-		DirectFunctionCall2(entity_concat, oldslot->tts_values[COL_PROPS], props) : props;
+	newslot->tts_values[COL_PROPS] = EntityPGetDatum(merge && !oldslot->tts_isnull[COL_PROPS] ?
+		merge_props(DatumGetEntityPP(oldslot->tts_values[COL_PROPS]), props) : props);
 	newslot->tts_isnull[COL_PROPS] = false;
 	if (ws->self_stamp)
 	{
@@ -408,7 +421,7 @@ write_update(WriteState *ws, text *pk, text *rk, Datum props, bool merge, text *
 }
 
 FastResult
-fast_update(const TsTable *t, text *pk, text *rk, Datum props, bool merge, text *if_match, text **etag)
+fast_update(const TsTable *t, text *pk, text *rk, Entity *props, bool merge, text *if_match, text **etag)
 {
 	WriteState	ws;
 	FastResult	r;
@@ -492,7 +505,7 @@ batch_op_done(FastBatch *b)
 }
 
 text *
-fast_batch_insert(FastBatch *b, text *pk, text *rk, Datum props)
+fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props)
 {
 	text	   *etag = write_insert(&b->ws, pk, rk, props);
 
@@ -501,7 +514,7 @@ fast_batch_insert(FastBatch *b, text *pk, text *rk, Datum props)
 }
 
 FastResult
-fast_batch_update(FastBatch *b, text *pk, text *rk, Datum props, bool merge, text **etag)
+fast_batch_update(FastBatch *b, text *pk, text *rk, Entity *props, bool merge, text **etag)
 {
 	FastResult	r = write_update(&b->ws, pk, rk, props, merge, NULL, etag);
 

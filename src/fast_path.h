@@ -16,6 +16,7 @@
 
 #include "postgres.h"
 
+#include "entity.h"
 #include "ts_table.h"
 #include "utils/acl.h"
 
@@ -33,10 +34,10 @@ extern bool ts_fast_path_enabled;
 /* values/nulls receive the five columns, copied into the current memory context. */
 extern FastResult fast_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls);
 
-extern FastResult fast_insert(const TsTable *t, text *pk, text *rk, Datum props, text **etag);
+extern FastResult fast_insert(const TsTable *t, text *pk, text *rk, Entity *props, text **etag);
 
 /* if_match NULL means "*"; merge combines the stored properties with props (stored || props). */
-extern FastResult fast_update(const TsTable *t, text *pk, text *rk, Datum props, bool merge,
+extern FastResult fast_update(const TsTable *t, text *pk, text *rk, Entity *props, bool merge,
 							  text *if_match, text **etag);
 
 extern FastResult fast_delete(const TsTable *t, text *pk, text *rk, text *if_match);
@@ -49,8 +50,8 @@ extern FastResult fast_delete(const TsTable *t, text *pk, text *rk, text *if_mat
 typedef struct FastBatch FastBatch;
 
 extern FastBatch *fast_batch_begin(const TsTable *t, AclMode needed);
-extern text *fast_batch_insert(FastBatch *b, text *pk, text *rk, Datum props);
-extern FastResult fast_batch_update(FastBatch *b, text *pk, text *rk, Datum props, bool merge, text **etag);
+extern text *fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props);
+extern FastResult fast_batch_update(FastBatch *b, text *pk, text *rk, Entity *props, bool merge, text **etag);
 extern FastResult fast_batch_delete(FastBatch *b, text *pk, text *rk);
 extern void fast_batch_end(FastBatch *b);
 

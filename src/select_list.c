@@ -48,13 +48,13 @@ select_list_parse(text *select)
 	return sel;
 }
 
-struct varlena *
+Entity *
 entity_project(const EntityView *v, const SelectList *sel)
 {
 	PropRef    *props = palloc(sizeof(PropRef) * (sel->n + 1));
 	int			n = 0;
 	TsError		err = {0};
-	struct varlena *r;
+	Entity	   *r;
 
 	for (int i = 0; i < sel->n; i++)
 	{

@@ -18,6 +18,6 @@ typedef struct SelectList
 extern SelectList *select_list_parse(text *select);
 
 /* The entity with only the listed properties (keys dropped). */
-extern struct varlena *entity_project(const EntityView *v, const SelectList *sel);
+extern Entity *entity_project(const EntityView *v, const SelectList *sel);
 
 #endif							/* SELECT_LIST_H */

@@ -68,7 +68,7 @@ tablestore_stamp(PG_FUNCTION_ARGS)
 			   *rk;
 	bool		pk_null,
 				rk_null;
-	struct varlena *props;
+	Entity	   *props;
 	EntityView	v;
 	EntityKeys	keys = {0};
 	TimestampTz now;

@@ -6,7 +6,7 @@
 #include "entity_format.h"
 
 /* Record a structural error; returns NULL for the caller to return. */
-static struct varlena *
+static Entity *
 bad(TsError *err, const char *what)
 {
 	ts_fail(err, TSE_INVALID_BINARY, "invalid binary entity: %s", what);
@@ -53,7 +53,7 @@ check_value(const PropRef *p, TsError *err)
 	return true;
 }
 
-struct varlena *
+Entity *
 entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 {
 	uint32		nprops;
@@ -65,7 +65,7 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 	size_t		data_len;
 	size_t		expect_off;
 	PropRef    *props;
-	struct varlena *result;
+	Entity	   *result;
 
 	if (len < ENTITY_HEADER_SIZE)
 		return bad(err, "too short");

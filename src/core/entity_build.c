@@ -112,7 +112,7 @@ entity_check_size(const EntityView *v, const EntityKeys *keys, TsError *err)
 	return size <= TS_MAX_ENTITY_SIZE || fail_too_large(err, size);
 }
 
-struct varlena *
+Entity *
 entity_build(PropRef *props, int nprops, const EntityKeys *keys, int options, TsError *err)
 {
 	static const EntityKeys no_keys = {0};
@@ -120,7 +120,7 @@ entity_build(PropRef *props, int nprops, const EntityKeys *keys, int options, Ts
 	size_t		dir_size,
 				data_size,
 				total;
-	struct varlena *result;
+	Entity	   *result;
 	uint8	   *body,
 			   *dir,
 			   *data;

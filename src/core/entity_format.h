@@ -33,6 +33,12 @@
 
 #define ENTITY_CANONICAL_NAN	UINT64CONST(0x7FF8000000000000)
 
+/*
+ * A tablestore.entity value: a varlena whose body (after the header, which may be the 1-byte
+ * short form) is the format above. Read it through an EntityView (entity.h: entity_view_of).
+ */
+typedef struct varlena Entity;
+
 /* One property, pointing into an entity or into a parser's buffers. */
 typedef struct PropRef
 {
@@ -144,21 +150,29 @@ entity_view_find(const EntityView *v, const char *name, uint32 len)
 #define ENTITY_BUILD_KEYS_APART	0x02	/* check the keys and count them in the size, but leave them
 										 * out of the result (a table row keeps them in columns) */
 
-extern struct varlena *entity_build(PropRef *props, int nprops, const EntityKeys *keys,
+extern Entity *entity_build(PropRef *props, int nprops, const EntityKeys *keys,
 									int options, TsError *err);
 extern bool entity_check_key(const char *key, uint32 len, const char *which, TsError *err);
 extern uint64 entity_service_size(const EntityView *v, const EntityKeys *keys);
 extern bool entity_check_size(const EntityView *v, const EntityKeys *keys, TsError *err);
 
+/* entity_merge.c */
+
+/* a || b: every property of b, and those of a that b does not have; b's keys where it has them. */
+extern Entity *entity_merge(const EntityView *a, const EntityView *b, TsError *err);
+
+/* v without the named property or key (a copy even when it has none). */
+extern Entity *entity_without(const EntityView *v, const char *name, uint32 len, TsError *err);
+
 /* entity_json_in.c */
-extern struct varlena *entity_from_json(const char *json, size_t len, TsError *err);
+extern Entity *entity_from_json(const char *json, size_t len, TsError *err);
 
 /*
  * The same, for a table row: the result holds the properties only and *keys the keys (pointing
  * into json, or into memory allocated in the current context when they had escapes). With
  * consumed, the object may be followed by other text and *consumed is its length.
  */
-extern struct varlena *entity_from_json_keys_apart(const char *json, size_t len, EntityKeys *keys,
+extern Entity *entity_from_json_keys_apart(const char *json, size_t len, EntityKeys *keys,
 												   size_t *consumed, TsError *err);
 
 /*
@@ -175,6 +189,6 @@ extern void entity_append_prop_json(StringInfo out, const PropRef *p, int option
 extern void entity_append_json_string(StringInfo out, const char *s, size_t len);
 
 /* entity_binary_in.c */
-extern struct varlena *entity_from_binary(const uint8 *buf, size_t len, TsError *err);
+extern Entity *entity_from_binary(const uint8 *buf, size_t len, TsError *err);
 
 #endif							/* ENTITY_FORMAT_H */

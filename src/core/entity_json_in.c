@@ -735,7 +735,7 @@ check_key_annotation(Parser *ps, Member *m)
 	return true;
 }
 
-static struct varlena *
+static Entity *
 from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed, TsError *err)
 {
 	Parser		ps;
@@ -872,13 +872,13 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 	return entity_build(out, nout, &keys, keys_apart ? ENTITY_BUILD_KEYS_APART : 0, err);
 }
 
-struct varlena *
+Entity *
 entity_from_json(const char *json, size_t len, TsError *err)
 {
 	return from_json(json, len, NULL, NULL, err);
 }
 
-struct varlena *
+Entity *
 entity_from_json_keys_apart(const char *json, size_t len, EntityKeys *keys, size_t *consumed, TsError *err)
 {
 	return from_json(json, len, keys, consumed, err);

@@ -29,13 +29,15 @@ PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
 PG_CPPFLAGS += -Isrc -Isrc/core
 PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+# header dependencies (PGXS tracks none unless PostgreSQL was configured with --enable-depend)
+PG_CFLAGS += -MMD -MP
 ifdef TS_ASSERT
 PG_CPPFLAGS += -DUSE_ASSERT_CHECKING
 PG_CFLAGS += -Werror
 endif
 SHLIB_LINK += -lxxhash
 
-EXTRA_CLEAN = $(DATA_built)
+EXTRA_CLEAN = $(DATA_built) $(OBJS:.o=.d)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -43,6 +45,8 @@ include $(PGXS)
 
 $(DATA_built): $(EXTENSION).sql $(EXTENSION).control
 	cp $< $@
+
+-include $(OBJS:.o=.d)
 
 # TAP tests, as pgvector runs them (PGXS defines the recipe; TAP_TESTS would also tie them to installcheck)
 .PHONY: prove_installcheck installcheck-pgtap

@@ -15,6 +15,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
@@ -29,32 +30,6 @@
 #include "utils/timestamp.h"
 
 bool		ts_fast_path_enabled = true;
-
-enum
-{
-	COL_PK, COL_RK, COL_TS, COL_ETAG, COL_PROPS, NCOLS
-};
-
-static const char *const col_names[NCOLS] = {"partition_key", "row_key", "timestamp", "etag", "properties"};
-static const int col_attnums[NCOLS] = {1, 2, 3, 4, 5};
-
-/* The table still has exactly the columns create_table made (nothing added, dropped, reordered). */
-static bool
-layout_ok(Relation rel)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-
-	if (desc->natts != NCOLS)
-		return false;
-	for (int c = 0; c < NCOLS; c++)
-	{
-		Form_pg_attribute a = TupleDescAttr(desc, c);
-
-		if (a->attisdropped || strcmp(NameStr(a->attname), col_names[c]) != 0)
-			return false;
-	}
-	return ts_table_columns_ok(desc, col_attnums);
-}
 
 /* Row-level triggers only: the executor routines used here do not fire statement triggers. */
 static bool
@@ -91,6 +66,20 @@ context_ok(CmdType cmd)
 		!(XactReadOnly || IsInParallelMode() || IsolationUsesXactSnapshot());
 }
 
+/*
+ * Inheritance children: SQL reads them with their parent, the primary key does not; the direct
+ * path declines such a table. (relhassubclass may be left set after the last child is gone.)
+ */
+static bool
+has_children(Relation rel)
+{
+	return rel->rd_rel->relhassubclass && find_inheritance_children(RelationGetRelid(rel), NoLock) != NIL;
+}
+
+/*
+ * The caller resolved the table with ts_table_resolve, which checked its layout and holds a lock
+ * that keeps it: what remains is what the direct path cannot do as SQL does.
+ */
 static bool
 usable(Relation rel, AclMode needed, CmdType cmd)
 {
@@ -100,7 +89,7 @@ usable(Relation rel, AclMode needed, CmdType cmd)
 		rel->rd_rules == NULL &&
 		check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
 		pg_class_aclmask(relid, GetUserId(), needed, ACLMASK_ALL) == needed &&
-		layout_ok(rel) &&
+		!has_children(rel) &&
 		triggers_ok(rel, cmd);
 }
 
@@ -271,7 +260,7 @@ static text *
 slot_etag(TupleTableSlot *slot)
 {
 	bool		isnull;
-	Datum		d = slot_getattr(slot, COL_ETAG + 1, &isnull);
+	Datum		d = slot_getattr(slot, Anum_tablestore_etag, &isnull);
 
 	return isnull ? NULL : DatumGetTextPCopy(d);
 }
@@ -285,46 +274,12 @@ etag_matches(TupleTableSlot *slot, text *if_match)
 
 	if (if_match == NULL)
 		return true;
-	d = slot_getattr(slot, COL_ETAG + 1, &isnull);
+	d = slot_getattr(slot, Anum_tablestore_etag, &isnull);
 	if (isnull)
 		return false;
 	cur = DatumGetTextPP(d);
 	return VARSIZE_ANY_EXHDR(cur) == VARSIZE_ANY_EXHDR(if_match) &&
 		memcmp(VARDATA_ANY(cur), VARDATA_ANY(if_match), VARSIZE_ANY_EXHDR(cur)) == 0;
-}
-
-/* Timestamp and ETag of a write, as the stamp trigger sets them. */
-static void
-set_stamps(TupleTableSlot *slot, const TimestampTz *prev)
-{
-	TimestampTz ts = stamp_time(prev);
-
-	slot->tts_values[COL_TS] = TimestampTzGetDatum(ts);
-	slot->tts_isnull[COL_TS] = false;
-	slot->tts_values[COL_ETAG] = PointerGetDatum(etag_make(ts));
-	slot->tts_isnull[COL_ETAG] = false;
-}
-
-/*
- * A merged entity may have outgrown 1 MiB counting its keys: the check the stamp trigger makes
- * on every write (entity_concat has checked the properties alone).
- */
-static void
-check_merged_size(TupleTableSlot *slot)
-{
-	EntityView	v;
-	EntityKeys	keys = {.has_pk = true, .has_rk = true};
-	text	   *pk = DatumGetTextPP(slot->tts_values[COL_PK]);
-	text	   *rk = DatumGetTextPP(slot->tts_values[COL_RK]);
-	TsError		err = {0};
-
-	entity_view_of(&v, DatumGetEntityPP(slot->tts_values[COL_PROPS]));
-	keys.pk = VARDATA_ANY(pk);
-	keys.pk_len = VARSIZE_ANY_EXHDR(pk);
-	keys.rk = VARDATA_ANY(rk);
-	keys.rk_len = VARSIZE_ANY_EXHDR(rk);
-	if (!entity_check_size(&v, &keys, &err))
-		ts_raise(&err);
 }
 
 /*
@@ -337,15 +292,15 @@ write_insert(WriteState *ws, text *pk, text *rk, Entity *props)
 	TupleTableSlot *slot = ExecInitExtraTupleSlot(ws->estate, RelationGetDescr(ws->rel), &TTSOpsVirtual);
 
 	ExecClearTuple(slot);
-	memset(slot->tts_isnull, true, sizeof(bool) * NCOLS);
-	slot->tts_values[COL_PK] = PointerGetDatum(pk);
-	slot->tts_isnull[COL_PK] = false;
-	slot->tts_values[COL_RK] = PointerGetDatum(rk);
-	slot->tts_isnull[COL_RK] = false;
-	slot->tts_values[COL_PROPS] = EntityPGetDatum(props);
-	slot->tts_isnull[COL_PROPS] = false;
+	memset(slot->tts_isnull, true, sizeof(bool) * Natts_tablestore_table);
+	slot->tts_values[TS_COL_PK] = PointerGetDatum(pk);
+	slot->tts_isnull[TS_COL_PK] = false;
+	slot->tts_values[TS_COL_RK] = PointerGetDatum(rk);
+	slot->tts_isnull[TS_COL_RK] = false;
+	slot->tts_values[TS_COL_PROPS] = EntityPGetDatum(props);
+	slot->tts_isnull[TS_COL_PROPS] = false;
 	if (ws->self_stamp)			/* the entity was checked with its keys when it was read */
-		set_stamps(slot, NULL);
+		stamp_row(ws->rel, slot->tts_values, slot->tts_isnull, NULL, NULL, true);
 	ExecStoreVirtualTuple(slot);
 	ExecSimpleRelationInsert(ws->rri, ws->estate, slot);	/* else the stamp trigger fills them */
 	if (!ItemPointerIsValid(&slot->tts_tid))
@@ -397,19 +352,14 @@ write_update(WriteState *ws, text *pk, text *rk, Entity *props, bool merge, text
 	newslot = ExecInitExtraTupleSlot(ws->estate, RelationGetDescr(ws->rel), &TTSOpsVirtual);
 	ExecClearTuple(newslot);
 	slot_getallattrs(oldslot);
-	memcpy(newslot->tts_values, oldslot->tts_values, sizeof(Datum) * NCOLS);
-	memcpy(newslot->tts_isnull, oldslot->tts_isnull, sizeof(bool) * NCOLS);
-	newslot->tts_values[COL_PROPS] = EntityPGetDatum(merge && !oldslot->tts_isnull[COL_PROPS] ?
-		merge_props(DatumGetEntityPP(oldslot->tts_values[COL_PROPS]), props) : props);
-	newslot->tts_isnull[COL_PROPS] = false;
-	if (ws->self_stamp)
-	{
-		TimestampTz prev = DatumGetTimestampTz(oldslot->tts_values[COL_TS]);
-
-		if (merge)
-			check_merged_size(newslot);
-		set_stamps(newslot, oldslot->tts_isnull[COL_TS] ? NULL : &prev);
-	}
+	memcpy(newslot->tts_values, oldslot->tts_values, sizeof(Datum) * Natts_tablestore_table);
+	memcpy(newslot->tts_isnull, oldslot->tts_isnull, sizeof(bool) * Natts_tablestore_table);
+	newslot->tts_values[TS_COL_PROPS] = EntityPGetDatum(merge && !oldslot->tts_isnull[TS_COL_PROPS] ?
+		merge_props(DatumGetEntityPP(oldslot->tts_values[TS_COL_PROPS]), props) : props);
+	newslot->tts_isnull[TS_COL_PROPS] = false;
+	if (ws->self_stamp)			/* a merged entity is checked again (its size may have grown) */
+		stamp_row(ws->rel, newslot->tts_values, newslot->tts_isnull, oldslot->tts_values,
+				  oldslot->tts_isnull, !merge);
 	ExecStoreVirtualTuple(newslot);
 	EvalPlanQualInit(&epq, ws->estate, NULL, NIL, -1);
 	ExecSimpleRelationUpdate(ws->rri, ws->estate, &epq, oldslot, newslot);

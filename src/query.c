@@ -35,7 +35,7 @@
 int			ts_max_filter_comparisons = ODATA_DEFAULT_MAX_COMPARISONS;
 int			ts_query_time_budget_ms = 5000;
 
-#define ROW_COLUMNS "partition_key, row_key, \"timestamp\", etag, properties"
+
 #define KEY_ORDER "ORDER BY partition_key, row_key"
 #define PAGE_MAX 1000
 
@@ -301,7 +301,7 @@ check_continuation(FunctionCallInfo fcinfo, int arg)
 static void
 build_select(StringInfo sql, const TsTable *t, const OdFilter *f, int top, text *npk, text *nrk)
 {
-	appendStringInfo(sql, "SELECT " ROW_COLUMNS " FROM %s WHERE %s", t->qualified, f->sql->data);
+	appendStringInfo(sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s", t->qualified, f->sql->data);
 	if (npk != NULL)
 	{
 		appendStringInfoString(sql, " AND (partition_key, row_key) >= (");
@@ -824,7 +824,7 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 	if (f.dense)
 	{
 		/* a key range: every row the index scan visits matches, so top + 1 rows bound the work */
-		appendStringInfo(&sql, "SELECT " ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
+		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
 						 KEY_ORDER " LIMIT $5", t.qualified, f.sql->data);
 		args[0] = PointerGetDatum(pos_pk);
 		args[1] = PointerGetDatum(pos_rk);
@@ -843,11 +843,11 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 						 KEY_ORDER " OFFSET $5 LIMIT 1", t.qualified, f.key_bounds->data);
 		probe = cached_plan(sql.data, nargs, types, 0);
 		resetStringInfo(&sql);
-		appendStringInfo(&sql, "SELECT " ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
+		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
 						 "AND (partition_key, row_key) < ($3, $4) " KEY_ORDER " LIMIT $5", t.qualified, f.sql->data);
 		bounded = cached_plan(sql.data, nargs, types, 0);
 		resetStringInfo(&sql);
-		appendStringInfo(&sql, "SELECT " ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
+		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
 						 KEY_ORDER " LIMIT $5", t.qualified, f.sql->data);
 		open = cached_plan(sql.data, nargs, types, 0);
 

@@ -16,6 +16,8 @@
 #include "utils/syscache.h"
 #include "utils/inval.h"
 #include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "storage/lmgr.h"
 
 bool
 ts_table_name_valid(const char *s, int len, const char **why)
@@ -65,16 +67,20 @@ ts_table_resolve(text *name, TsTable *t)
 {
 	const char *s = VARDATA_ANY(name);
 	int			len = VARSIZE_ANY_EXHDR(name);
-	Oid			nsp;
+	Relation	rel;
 
 	check_name_or_raise(s, len);
 	for (int i = 0; i < len; i++)
 		t->key[i] = pg_ascii_tolower(s[i]);
 	t->key[len] = '\0';
-	nsp = get_namespace_oid(TS_DATA_SCHEMA, true);
-	t->relid = OidIsValid(nsp) ? get_relname_relid(t->key, nsp) : InvalidOid;
+	/* looked up again after the lock is granted: a table dropped meanwhile is not found */
+	t->relid = RangeVarGetRelidExtended(makeRangeVar(TS_DATA_SCHEMA, t->key, -1), AccessShareLock,
+										RVR_MISSING_OK, NULL, NULL);
 	if (!OidIsValid(t->relid))
 		ts_raisef(TSE_TABLE_NOT_FOUND, "the table \"%.*s\" does not exist", len, s);
+	rel = relation_open(t->relid, NoLock);
+	ts_layout_require(rel);
+	relation_close(rel, NoLock);
 	snprintf(t->qualified, sizeof(t->qualified), "%s.%s", TS_DATA_SCHEMA, quote_identifier(t->key));
 }
 
@@ -100,58 +106,6 @@ ts_table_is_primary_key(const TsTable *t, const char *index_name)
 	pk = RelationGetPrimaryKeyIndex(rel);
 	relation_close(rel, AccessShareLock);
 	return OidIsValid(pk) && pk == get_relname_relid(index_name, get_rel_namespace(t->relid));
-}
-
-/* tablestore.entity's OID, looked up once and forgotten on any change to pg_type. */
-static Oid	entity_type_oid = InvalidOid;
-
-static void
-forget_entity_type_oid(Datum arg, int cacheid, uint32 hashvalue)
-{
-	entity_type_oid = InvalidOid;
-}
-
-Oid
-ts_entity_type_oid(void)
-{
-	static bool callback_registered = false;
-
-	if (!OidIsValid(entity_type_oid))
-	{
-		Oid			nsp = get_namespace_oid("tablestore", false);
-
-		if (!callback_registered)
-		{
-			CacheRegisterSyscacheCallback(TYPEOID, forget_entity_type_oid, (Datum) 0);
-			callback_registered = true;
-		}
-		entity_type_oid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("entity"),
-										  ObjectIdGetDatum(nsp));
-	}
-	return entity_type_oid;
-}
-
-/*
- * att[0..4]: the attribute numbers of partition_key, row_key, timestamp, etag and properties.
- * Code that reads those columns as text, timestamptz and entity checks their types first: a
- * trigger or a table altered by hand must not make it read an int as a pointer.
- */
-bool
-ts_table_columns_ok(TupleDesc desc, const int *att)
-{
-	static const Oid fixed[4] = {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID};
-
-	for (int c = 0; c < 5; c++)
-	{
-		Form_pg_attribute a;
-
-		if (att[c] <= 0 || att[c] > desc->natts)
-			return false;
-		a = TupleDescAttr(desc, att[c] - 1);
-		if (a->attisdropped || a->atttypid != (c < 4 ? fixed[c] : ts_entity_type_oid()))
-			return false;
-	}
-	return true;
 }
 
 void

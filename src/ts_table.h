@@ -8,7 +8,7 @@
 #define TS_TABLE_H
 
 #include "postgres.h"
-#include "access/tupdesc.h"
+#include "table_layout.h"
 
 #define TS_DATA_SCHEMA "tablestore_data"
 #define TS_TABLE_NAME_MAX 63
@@ -23,7 +23,12 @@ typedef struct TsTable
 /* The table-name rules of SPEC §2: ^[A-Za-z][A-Za-z0-9]{2,62}$, and not "tables". */
 extern bool ts_table_name_valid(const char *s, int len, const char **why);
 
-/* Resolve a table name; raises InvalidResourceName (TSB14) or TableNotFound (TSN02). */
+/*
+ * Resolve a table name: the relation is locked (AccessShareLock, to the end of the transaction,
+ * so that it cannot be dropped or altered under the call) and checked against the layout of
+ * table_layout.h. Raises InvalidResourceName (TSB14), TableNotFound (TSN02, also when the table
+ * was dropped while the call waited for it) or TSX02 (not a tablestore table).
+ */
 extern void ts_table_resolve(text *name, TsTable *t);
 
 /* Is the named index (an error's constraint name) the table's primary key? */
@@ -32,11 +37,6 @@ extern bool ts_table_is_primary_key(const TsTable *t, const char *index_name);
 /* Raise 42501 unless the caller may SELECT from the table (for answers that read no row). */
 extern void ts_table_check_select(const TsTable *t);
 
-/* The OID of tablestore.entity (cached; any change to pg_type, e.g. the extension re-created, resets it). */
-extern Oid	ts_entity_type_oid(void);
-
-/* True when the relation's columns are create_table's five, with their types, in any order. */
-extern bool ts_table_columns_ok(TupleDesc desc, const int *att);
 
 /* Keys compare byte by byte (COLLATE "C", SPEC §3): <0, 0, >0. */
 static inline int

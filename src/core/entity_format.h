@@ -164,6 +164,9 @@ extern Entity *entity_merge(const EntityView *a, const EntityView *b, TsError *e
 /* v without the named property or key (a copy even when it has none). */
 extern Entity *entity_without(const EntityView *v, const char *name, uint32 len, TsError *err);
 
+/* v's properties without its keys (what a table row stores; the keys live in its key columns). */
+extern Entity *entity_without_keys(const EntityView *v, TsError *err);
+
 /* entity_json_in.c */
 extern Entity *entity_from_json(const char *json, size_t len, TsError *err);
 

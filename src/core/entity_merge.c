@@ -89,3 +89,16 @@ entity_without(const EntityView *v, const char *name, uint32 len, TsError *err)
 	pfree(props);
 	return r;
 }
+
+Entity *
+entity_without_keys(const EntityView *v, TsError *err)
+{
+	PropRef    *props = palloc(sizeof(PropRef) * (v->nprops + 1));
+	Entity	   *r;
+
+	for (uint32 i = 0; i < v->nprops; i++)
+		entity_view_prop(v, i, &props[i]);
+	r = entity_build(props, (int) v->nprops, NULL, 0, err);
+	pfree(props);
+	return r;
+}

@@ -44,7 +44,8 @@
 	X(TSE_ENTITY_EXISTS,		"TSC01", "EntityAlreadyExists", "an entity with these keys exists") \
 	X(TSE_TABLE_EXISTS,			"TSC02", "TableAlreadyExists", "a table of this name (ignoring case) exists") \
 	X(TSE_CONDITION_FAILED,		"TSP01", "UpdateConditionNotSatisfied", "the If-Match ETag is not the entity's current ETag") \
-	X(TSE_NOT_UTF8,				"TSX01", "NotSupported", "the database encoding is not UTF8")
+	X(TSE_NOT_UTF8,				"TSX01", "NotSupported", "the database encoding is not UTF8") \
+	X(TSE_TABLE_LAYOUT,			"TSX02", "InternalError", "a relation in tablestore_data does not have a tablestore table's layout (see the detail)")
 
 typedef enum TsErrorCode
 {

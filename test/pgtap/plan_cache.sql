@@ -1,6 +1,7 @@
 -- test/pgtap/plan_cache.sql - the backend-wide cache of prepared query plans stays sound:
---   1. a query whose prepare fails (here: the table lost a column) leaves no broken entry, and
---      the same query works once the table is whole again;
+--   1. a query on a table that lost a column fails with TSX02 (the layout check runs before any
+--      statement is prepared) and leaves no broken entry: the same query works once the table is
+--      whole again;
 --   2. when the cache fills up in the middle of query_page (which takes three plans), no plan the
 --      page still needs is freed: results stay right across hundreds of query shapes.
 BEGIN;
@@ -12,11 +13,11 @@ INSERT INTO tablestore_data.plans (partition_key, row_key, properties)
 SELECT 'p' || (i % 7), lpad(i::text, 4, '0'), format($f${"n":%s,"odd":%s}$f$, i, (i % 2 = 1)::text)::entity
 FROM generate_series(1, 300) i;
 
------------------------------------------------------------------- 1. a failed prepare
+------------------------------------------------------------------ 1. a broken table, then whole again
 ALTER TABLE tablestore_data.plans RENAME COLUMN properties TO props;
-SELECT throws_ok($$SELECT count(*) FROM tablestore.query_entities('Plans', 'n gt 100')$$, '42703', NULL,
+SELECT throws_ok($$SELECT count(*) FROM tablestore.query_entities('Plans', 'n gt 100')$$, 'TSX02', NULL,
 	'a query on a table that lost its column fails');
-SELECT throws_ok($$SELECT count(*) FROM tablestore.query_entities('Plans', 'n gt 100')$$, '42703', NULL,
+SELECT throws_ok($$SELECT count(*) FROM tablestore.query_entities('Plans', 'n gt 100')$$, 'TSX02', NULL,
 	'and fails the same way again (no half-made cache entry)');
 ALTER TABLE tablestore_data.plans RENAME COLUMN props TO properties;
 SELECT is((SELECT count(*) FROM tablestore.query_entities('Plans', 'n gt 100')), 200::bigint,

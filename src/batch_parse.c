@@ -11,6 +11,7 @@
 #include "batch.h"
 
 #include "entity.h"
+#include "json_lex.h"
 #include "etag.h"
 #include "ts_table.h"
 #include "utils/builtins.h"
@@ -49,181 +50,43 @@ raise_for_operation(int index, const TsError *err)
 
 /* ---------- pass 1: syntax and the number of operations ---------- */
 
-static void
-syntax_error(const char *s, size_t off, const char *what)
-{
-	int			chars = 1;
-
-	for (size_t k = 0; k < off; k++)
-		chars += ((unsigned char) s[k] & 0xC0) != 0x80;
-	ts_raisef(TSE_BATCH_MALFORMED, "the operations are not valid JSON: %s at character %d", what, chars);
-}
-
-static size_t
-skip_ws(const char *s, size_t len, size_t i)
-{
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-		i++;
-	return i;
-}
-
-/* Step over the string whose opening quote is s[i]. */
-static size_t
-skip_string(const char *s, size_t len, size_t i)
-{
-	for (i++; i < len && s[i] != '"'; i++)
-	{
-		unsigned char c = (unsigned char) s[i];
-
-		if (c < 0x20)
-			syntax_error(s, i, "a control character in a string");
-		if (c != '\\')
-			continue;
-		if (i + 1 >= len || strchr("\"\\/bfnrtu", s[i + 1]) == NULL || s[i + 1] == '\0')
-			syntax_error(s, i, "an invalid escape");
-		if (s[i + 1] == 'u')
-		{
-			if (i + 6 > len || edm_hexval(s[i + 2]) < 0 || edm_hexval(s[i + 3]) < 0 ||
-				edm_hexval(s[i + 4]) < 0 || edm_hexval(s[i + 5]) < 0)
-				syntax_error(s, i, "\\u without four hex digits");
-			i += 4;
-		}
-		i++;
-	}
-	if (i >= len)
-		syntax_error(s, len, "an unterminated string");
-	return i + 1;
-}
-
-/* Step over a number or literal starting at s[i]. */
-static size_t
-skip_scalar(const char *s, size_t len, size_t i)
-{
-	static const char *const words[] = {"true", "false", "null"};
-	size_t		start = i;
-
-	for (int w = 0; w < (int) lengthof(words); w++)
-	{
-		size_t		wl = strlen(words[w]);
-
-		if (len - i >= wl && memcmp(s + i, words[w], wl) == 0)
-			return i + wl;
-	}
-	while (i < len && strchr("+-.0123456789eE", s[i]) != NULL && s[i] != '\0')
-		i++;
-	if (i == start)
-		syntax_error(s, i, "a value was expected");
-	return i;
-}
-
-/* Step over a member name and its ':' (s[i] should be the name's opening quote). */
-static size_t
-skip_member_name(const char *s, size_t len, size_t i)
-{
-	if (i >= len || s[i] != '"')
-		syntax_error(s, i, "a member name was expected");
-	i = skip_ws(s, len, skip_string(s, len, i));
-	if (i >= len || s[i] != ':')
-		syntax_error(s, i, "':' was expected");
-	return i + 1;
-}
-
 /* Check the whole document's syntax; returns the number of elements of its top-level array. */
 static int
 prescan(const char *s, size_t len)
 {
-	char		stack[DOC_MAX_DEPTH];
-	int			depth = 0,
-				count = 0;
-	size_t		i = skip_ws(s, len, 0);
+	JsonLex		lx;
+	TsError		err = {0};
+	int			count;
 
-	if (i >= len || s[i] != '[')
+	json_lex_init(&lx, s, len, &err, TSE_BATCH_MALFORMED, "the operations are not valid JSON");
+	if (json_peek(&lx) != '[')
 		ts_raisef(TSE_BATCH_MALFORMED, "operations must be a JSON array of operation objects");
-	for (;;)
+	if (!json_skip_value(&lx, DOC_MAX_DEPTH, &count))
+		ts_raise(&err);
+	if (json_peek(&lx) != '\0')
 	{
-		/* a value (or the end of an empty container) */
-		i = skip_ws(s, len, i);
-		if (i >= len)
-			syntax_error(s, i, "the document ends early");
-		if (s[i] == '[' || s[i] == '{')
-		{
-			if (depth == DOC_MAX_DEPTH)
-				syntax_error(s, i, "values nested too deeply");
-			stack[depth++] = s[i] == '[' ? ']' : '}';
-			i = skip_ws(s, len, i + 1);
-			if (i < len && s[i] == stack[depth - 1])
-			{
-				depth--;
-				i++;
-			}
-			else if (stack[depth - 1] == '}')
-			{
-				i = skip_member_name(s, len, i);
-				continue;
-			}
-			else
-			{
-				if (depth == 1)
-					count++;
-				continue;
-			}
-		}
-		else if (s[i] == '"')
-			i = skip_string(s, len, i);
-		else
-			i = skip_scalar(s, len, i);
-		if (depth == 0)
-			break;
-		/* after a value: ',' and the next one, or the end of containers */
-		for (;;)
-		{
-			i = skip_ws(s, len, i);
-			if (i < len && s[i] == stack[depth - 1])
-			{
-				i++;
-				if (--depth == 0)
-					break;
-				continue;
-			}
-			if (i >= len)
-				syntax_error(s, i, "the document ends early");
-			if (s[i] != ',')
-				syntax_error(s, i, "',' or the end of an object or array was expected");
-			i = skip_ws(s, len, i + 1);
-			if (stack[depth - 1] == '}')
-				i = skip_member_name(s, len, i);
-			else if (depth == 1)
-				count++;
-			break;
-		}
-		if (depth == 0)
-			break;
+		json_error(&lx, lx.i, "text after the array");
+		ts_raise(&err);
 	}
-	if (skip_ws(s, len, i) != len)
-		syntax_error(s, skip_ws(s, len, i), "text after the array");
 	return count;
 }
 
 /* ---------- pass 2: the operations ---------- */
 
-typedef struct Doc
-{
-	const char *s;
-	size_t		len;
-	size_t		i;
-} Doc;
-
+/* The next token, which must be a string: decoded. */
 static void
-read_string(Doc *d, int index, const char **val, uint32 *len)
+read_string(JsonLex *lx, int index, const char **val, uint32 *len)
 {
-	TsError		err = {0};
+	JsonToken	t;
 
-	if (!json_read_string(d->s, d->len, &d->i, val, len, &err))
-		raise_for_operation(index, &err);
+	if (!json_expect(lx, &t, JT_STRING, "a string was expected") || !json_decode_string(lx, &t))
+		raise_for_operation(index, lx->err);
+	*val = t.p;
+	*len = t.len;
 }
 
 static void
-read_entity(Doc *d, int index, BatchOp *op, MemoryContext keep)
+read_entity(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 {
 	TsError		err = {0};
 	EntityKeys	keys;
@@ -231,7 +94,7 @@ read_entity(Doc *d, int index, BatchOp *op, MemoryContext keep)
 	Entity	   *e;
 	MemoryContext old;
 
-	if (d->s[d->i] != '{')
+	if (json_peek(d) != '{')
 		batch_op_error(index, TSE_BATCH_MALFORMED, "\"entity\" must be a JSON object");
 	e = entity_from_json_keys_apart(d->s + d->i, d->len - d->i, &keys, &used, &err);
 	if (e == NULL)
@@ -248,7 +111,7 @@ read_entity(Doc *d, int index, BatchOp *op, MemoryContext keep)
 
 /* Read the operation object at d->i into op (its results allocated in keep). */
 static void
-read_operation(Doc *d, int index, BatchOp *op, MemoryContext keep)
+read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 {
 	bool		have_op = false,
 				have_entity = false,
@@ -256,17 +119,19 @@ read_operation(Doc *d, int index, BatchOp *op, MemoryContext keep)
 	char		ex[TS_EXCERPT_BUF];
 
 	op->index = index;
-	if (d->s[d->i] != '{')
+	if (json_peek(d) != '{')
 		batch_op_error(index, TSE_BATCH_MALFORMED, "an operation must be a JSON object {\"op\", \"entity\", \"if_match\"}");
-	d->i = skip_ws(d->s, d->len, d->i + 1);
-	while (d->s[d->i] != '}')
+	d->i++;
+	/* (pass 1 checked the syntax: members are "name": value, separated by commas) */
+	while (json_peek(d) != '}')
 	{
 		const char *key;
 		uint32		klen;
 		bool	   *seen;
 
 		read_string(d, index, &key, &klen);
-		d->i = skip_ws(d->s, d->len, skip_ws(d->s, d->len, d->i) + 1);	/* ':' */
+		json_peek(d);
+		d->i++;					/* ':' */
 		seen = (klen == 2 && memcmp(key, "op", 2) == 0) ? &have_op :
 			(klen == 6 && memcmp(key, "entity", 6) == 0) ? &have_entity :
 			(klen == 8 && memcmp(key, "if_match", 8) == 0) ? &have_if_match : NULL;
@@ -284,7 +149,7 @@ read_operation(Doc *d, int index, BatchOp *op, MemoryContext keep)
 			const char *val;
 			uint32		vlen;
 
-			if (d->s[d->i] != '"')
+			if (json_peek(d) != '"')
 				batch_op_error(index, seen == &have_op ? TSE_BATCH_MALFORMED : TSE_INVALID_ETAG,
 							   "\"%s\" must be a string", seen == &have_op ? "op" : "if_match");
 			read_string(d, index, &val, &vlen);
@@ -309,9 +174,8 @@ read_operation(Doc *d, int index, BatchOp *op, MemoryContext keep)
 				MemoryContextSwitchTo(old);
 			}
 		}
-		d->i = skip_ws(d->s, d->len, d->i);
-		if (d->s[d->i] == ',')
-			d->i = skip_ws(d->s, d->len, d->i + 1);
+		if (json_peek(d) == ',')
+			d->i++;
 	}
 	d->i++;
 	if (!have_op)
@@ -335,7 +199,8 @@ batch_parse(const char *doc, size_t len, int *n)
 	MemoryContext keep = CurrentMemoryContext;
 	MemoryContext scratch;
 	BatchOp    *ops;
-	Doc			d = {doc, len, 0};
+	JsonLex		d;
+	TsError		err = {0};
 	int			count;
 
 	if (len > BATCH_MAX_BYTES)
@@ -348,7 +213,9 @@ batch_parse(const char *doc, size_t len, int *n)
 
 	ops = palloc0(sizeof(BatchOp) * count);
 	scratch = AllocSetContextCreate(keep, "tablestore batch parse", ALLOCSET_SMALL_SIZES);
-	d.i = skip_ws(doc, len, skip_ws(doc, len, 0) + 1);	/* '[' */
+	json_lex_init(&d, doc, len, &err, TSE_BATCH_MALFORMED, "the operations are not valid JSON");
+	json_peek(&d);
+	d.i++;						/* '[' */
 	for (int i = 0; i < count; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -365,9 +232,8 @@ batch_parse(const char *doc, size_t len, int *n)
 						   ts_excerpt(a, sizeof(a), VARDATA_ANY(ops[i].pk), VARSIZE_ANY_EXHDR(ops[i].pk)),
 						   ts_excerpt(b, sizeof(b), VARDATA_ANY(ops[0].pk), VARSIZE_ANY_EXHDR(ops[0].pk)));
 		}
-		d.i = skip_ws(doc, len, d.i);
-		if (doc[d.i] == ',')
-			d.i = skip_ws(doc, len, d.i + 1);
+		if (json_peek(&d) == ',')
+			d.i++;
 	}
 	MemoryContextDelete(scratch);
 	*n = count;

@@ -178,13 +178,6 @@ extern Entity *entity_from_json(const char *json, size_t len, TsError *err);
 extern Entity *entity_from_json_keys_apart(const char *json, size_t len, EntityKeys *keys,
 												   size_t *consumed, TsError *err);
 
-/*
- * Read the JSON string whose opening quote is json[*pos]: its contents, decoded (pointing into
- * json when it has no escapes, else allocated), and *pos just past its closing quote.
- */
-extern bool json_read_string(const char *json, size_t len, size_t *pos, const char **val,
-							 uint32 *val_len, TsError *err);
-
 /* entity_json_out.c */
 #define ENTITY_JSON_FOR_JSONB	0x01	/* -0 as the string "-0": jsonb's numeric has no -0 */
 extern void entity_append_json(StringInfo out, const EntityView *v, int options);

@@ -8,25 +8,7 @@
  * dropped; a JSON null means "property absent". Backend-free; errors come back in a TsError.
  */
 #include "entity_format.h"
-
-typedef enum JsonKind
-{
-	JK_STRING,
-	JK_NUMBER,
-	JK_TRUE,
-	JK_FALSE,
-	JK_NULL
-} JsonKind;
-
-typedef struct JsonVal
-{
-	JsonKind	kind;
-	bool		escaped;		/* a string with backslashes: decode before use */
-	bool		integer;		/* a number without fraction or exponent */
-	const char *p;				/* number text, or string contents between the quotes */
-	uint32		len;
-	uint32		pos;			/* byte offset in the input */
-} JsonVal;
+#include "json_lex.h"
 
 typedef enum MemberKind
 {
@@ -42,14 +24,12 @@ typedef struct Member
 	const char *name;			/* for MK_ANNOT the property it annotates */
 	uint32		name_len;
 	MemberKind	kind;
-	JsonVal		val;
+	JsonToken	val;
 } Member;
 
 typedef struct Parser
 {
-	const char *s;
-	size_t		len;
-	size_t		i;
+	JsonLex		lx;
 	TsError    *err;
 	Member	   *m;
 	int			n;
@@ -57,320 +37,25 @@ typedef struct Parser
 	Member		local[32];
 } Parser;
 
-/* 1-based character position of a byte offset, for messages. */
-static int
-char_pos(const Parser *ps, size_t off)
-{
-	int			n = 1;
-
-	for (size_t k = 0; k < off && k < ps->len; k++)
-		n += ((unsigned char) ps->s[k] & 0xC0) != 0x80;
-	return n;
-}
-
+/* A value: a string, number, true, false or null (nested objects and arrays are refused). */
 static bool
-syntax_error(Parser *ps, size_t off, const char *what)
+scan_value(Parser *ps, JsonToken *v)
 {
-	ts_fail(ps->err, TSE_INVALID_JSON, "invalid entity JSON at character %d: %s", char_pos(ps, off), what);
-	ps->err->pos = char_pos(ps, off);
-	return false;
-}
+	char		c = json_peek(&ps->lx);
 
-static inline void
-skip_ws(Parser *ps)
-{
-	while (ps->i < ps->len)
+	if (c == '{' || c == '[')
 	{
-		char		c = ps->s[ps->i];
-
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
-		ps->i++;
+		ts_fail(ps->err, TSE_INVALID_JSON,
+				"invalid entity JSON at character %d: nested objects and arrays are not supported",
+				ts_char_pos(ps->lx.s, ps->lx.i));
+		ts_fail_detail(ps->err, "Property values are scalars; serialise structures into a String.");
+		return false;
 	}
-}
-
-static int
-hex4(const char *p)
-{
-	int			v = 0;
-
-	for (int k = 0; k < 4; k++)
-	{
-		char		c = p[k];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else
-			return -1;
-	}
-	return v;
-}
-
-/* Scan a string starting at the opening quote; escapes are checked here, decoded later. */
-static bool
-scan_string(Parser *ps, JsonVal *v)
-{
-	const char *s = ps->s;
-	size_t		i = ps->i + 1;
-
-	v->kind = JK_STRING;
-	v->escaped = false;
-	v->pos = (uint32) ps->i;
-	for (;;)
-	{
-		unsigned char c;
-
-		if (i >= ps->len)
-			return syntax_error(ps, ps->i, "unterminated string");
-		c = (unsigned char) s[i];
-		if (c == '"')
-			break;
-		if (c < 0x20)
-			return syntax_error(ps, i, "control character in a string (escape it)");
-		if (c == '\\')
-		{
-			if (i + 1 >= ps->len)
-				return syntax_error(ps, i, "unterminated escape");
-			switch (s[i + 1])
-			{
-				case '"':
-				case '\\':
-				case '/':
-				case 'b':
-				case 'f':
-				case 'n':
-				case 'r':
-				case 't':
-					i += 2;
-					break;
-				case 'u':
-					if (i + 6 > ps->len || hex4(s + i + 2) < 0)
-						return syntax_error(ps, i, "\\u must be followed by four hex digits");
-					i += 6;
-					break;
-				default:
-					return syntax_error(ps, i, "invalid escape");
-			}
-			v->escaped = true;
-			continue;
-		}
-		if (c >= 0x80)
-		{
-			/* the server hands over valid UTF-8; other callers (and fuzzers) may not */
-			size_t		n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-
-			if (i + n > ps->len || !edm_utf8_valid(s + i, n))
-				return syntax_error(ps, i, "invalid UTF-8 in a string");
-			i += n;
-			continue;
-		}
-		i++;
-	}
-	v->p = s + ps->i + 1;
-	v->len = (uint32) (i - ps->i - 1);
-	ps->i = i + 1;
+	if (!json_next(&ps->lx, v))
+		return false;
+	if (v->kind < JT_STRING)
+		return json_error(&ps->lx, v->pos, v->kind == JT_END ? "value expected" : "unexpected character");
 	return true;
-}
-
-static void
-put_utf8(char **o, uint32 cp)
-{
-	char	   *p = *o;
-
-	if (cp < 0x80)
-		*p++ = (char) cp;
-	else if (cp < 0x800)
-	{
-		*p++ = (char) (0xC0 | (cp >> 6));
-		*p++ = (char) (0x80 | (cp & 0x3F));
-	}
-	else if (cp < 0x10000)
-	{
-		*p++ = (char) (0xE0 | (cp >> 12));
-		*p++ = (char) (0x80 | ((cp >> 6) & 0x3F));
-		*p++ = (char) (0x80 | (cp & 0x3F));
-	}
-	else
-	{
-		*p++ = (char) (0xF0 | (cp >> 18));
-		*p++ = (char) (0x80 | ((cp >> 12) & 0x3F));
-		*p++ = (char) (0x80 | ((cp >> 6) & 0x3F));
-		*p++ = (char) (0x80 | (cp & 0x3F));
-	}
-	*o = p;
-}
-
-/* Decode an escaped string in place of v (into a new buffer, never longer than the source). */
-static bool
-decode_string(Parser *ps, JsonVal *v)
-{
-	const char *s = v->p;
-	char	   *out,
-			   *o;
-	uint32		i = 0;
-
-	if (!v->escaped)
-		return true;
-	out = o = palloc(v->len + 1);
-	while (i < v->len)
-	{
-		char		c = s[i];
-		uint32		cp;
-
-		if (c != '\\')
-		{
-			*o++ = c;
-			i++;
-			continue;
-		}
-		switch (s[i + 1])
-		{
-			case 'b':
-				*o++ = '\b';
-				break;
-			case 'f':
-				*o++ = '\f';
-				break;
-			case 'n':
-				*o++ = '\n';
-				break;
-			case 'r':
-				*o++ = '\r';
-				break;
-			case 't':
-				*o++ = '\t';
-				break;
-			case 'u':
-				cp = (uint32) hex4(s + i + 2);
-				if (cp >= 0xDC00 && cp <= 0xDFFF)
-					return syntax_error(ps, (size_t) (s + i - ps->s), "unpaired low surrogate in \\u escape");
-				if (cp >= 0xD800 && cp <= 0xDBFF)
-				{
-					int			lo = (i + 12 <= v->len && s[i + 6] == '\\' && s[i + 7] == 'u') ?
-						hex4(s + i + 8) : -1;
-
-					if (lo < 0xDC00 || lo > 0xDFFF)
-						return syntax_error(ps, (size_t) (s + i - ps->s), "unpaired high surrogate in \\u escape");
-					cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32) lo - 0xDC00);
-					i += 6;
-				}
-				put_utf8(&o, cp);
-				i += 4;
-				break;
-			default:			/* " \ / */
-				*o++ = s[i + 1];
-				break;
-		}
-		i += 2;
-	}
-	*o = '\0';
-	v->p = out;
-	v->len = (uint32) (o - out);
-	v->escaped = false;
-	return true;
-}
-
-static bool
-scan_number(Parser *ps, JsonVal *v)
-{
-	const char *s = ps->s;
-	size_t		i = ps->i;
-	size_t		n = ps->len;
-
-	v->kind = JK_NUMBER;
-	v->escaped = false;
-	v->integer = true;
-	v->pos = (uint32) i;
-	if (s[i] == '-')
-		i++;
-	if (i < n && s[i] == '0')
-		i++;
-	else if (i < n && s[i] >= '1' && s[i] <= '9')
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	else
-		return syntax_error(ps, ps->i, "invalid number");
-	if (i < n && s[i] == '.')
-	{
-		size_t		d = ++i;
-
-		v->integer = false;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == d)
-			return syntax_error(ps, ps->i, "invalid number (no digits after the decimal point)");
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E'))
-	{
-		size_t		d;
-
-		v->integer = false;
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		d = i;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == d)
-			return syntax_error(ps, ps->i, "invalid number (no digits in the exponent)");
-	}
-	v->p = s + ps->i;
-	v->len = (uint32) (i - ps->i);
-	ps->i = i;
-	return true;
-}
-
-static bool
-scan_literal(Parser *ps, JsonVal *v, const char *word, JsonKind kind)
-{
-	size_t		wl = strlen(word);
-
-	if (ps->len - ps->i < wl || memcmp(ps->s + ps->i, word, wl) != 0)
-		return syntax_error(ps, ps->i, "unexpected token");
-	v->kind = kind;
-	v->pos = (uint32) ps->i;
-	v->p = ps->s + ps->i;
-	v->len = (uint32) wl;
-	v->escaped = false;
-	ps->i += wl;
-	return true;
-}
-
-static bool
-scan_value(Parser *ps, JsonVal *v)
-{
-	char		c;
-
-	if (ps->i >= ps->len)
-		return syntax_error(ps, ps->i, "value expected");
-	c = ps->s[ps->i];
-	switch (c)
-	{
-		case '"':
-			return scan_string(ps, v);
-		case 't':
-			return scan_literal(ps, v, "true", JK_TRUE);
-		case 'f':
-			return scan_literal(ps, v, "false", JK_FALSE);
-		case 'n':
-			return scan_literal(ps, v, "null", JK_NULL);
-		case '{':
-		case '[':
-			ts_fail(ps->err, TSE_INVALID_JSON,
-					"invalid entity JSON at character %d: nested objects and arrays are not supported",
-					char_pos(ps, ps->i));
-			ts_fail_detail(ps->err, "Property values are scalars; serialise structures into a String.");
-			return false;
-		default:
-			if (c == '-' || (c >= '0' && c <= '9'))
-				return scan_number(ps, v);
-			return syntax_error(ps, ps->i, "unexpected character");
-	}
 }
 
 static Member *
@@ -466,30 +151,29 @@ classify(Parser *ps, Member *m, bool *keep)
 static bool
 scan_object(Parser *ps, bool prefix)
 {
-	skip_ws(ps);
-	if (ps->i >= ps->len || ps->s[ps->i] != '{')
-		return syntax_error(ps, ps->i, "an entity must be a JSON object");
-	ps->i++;
-	skip_ws(ps);
-	if (ps->i < ps->len && ps->s[ps->i] == '}')
-		ps->i++;
+	JsonLex    *lx = &ps->lx;
+	JsonToken	t;
+
+	if (json_peek(lx) != '{')
+		return json_error(lx, lx->i, "an entity must be a JSON object");
+	lx->i++;
+	if (json_peek(lx) == '}')
+		lx->i++;
 	else
 	{
 		for (;;)
 		{
-			JsonVal		key;
+			JsonToken	key;
 			Member	   *m;
 			bool		keep;
 
-			if (ps->i >= ps->len || ps->s[ps->i] != '"')
-				return syntax_error(ps, ps->i, "a member name (a string) was expected");
-			if (!scan_string(ps, &key) || !decode_string(ps, &key))
+			if (json_peek(lx) != '"')
+				return json_error(lx, lx->i, "a member name (a string) was expected");
+			if (!json_next(lx, &key) || !json_decode_string(lx, &key))
 				return false;
-			skip_ws(ps);
-			if (ps->i >= ps->len || ps->s[ps->i] != ':')
-				return syntax_error(ps, ps->i, "':' was expected");
-			ps->i++;
-			skip_ws(ps);
+			if (json_peek(lx) != ':')
+				return json_error(lx, lx->i, "':' was expected");
+			lx->i++;
 			m = add_member(ps);
 			m->name = key.p;
 			m->name_len = key.len;
@@ -497,26 +181,19 @@ scan_object(Parser *ps, bool prefix)
 				return false;
 			if (!keep)
 				ps->n--;
-			skip_ws(ps);
-			if (ps->i < ps->len && ps->s[ps->i] == ',')
-			{
-				ps->i++;
-				skip_ws(ps);
+			if (!json_next(lx, &t))
+				return false;
+			if (t.kind == JT_COMMA)
 				continue;
-			}
-			if (ps->i < ps->len && ps->s[ps->i] == '}')
-			{
-				ps->i++;
+			if (t.kind == JT_RBRACE)
 				break;
-			}
-			return syntax_error(ps, ps->i, "',' or '}' was expected");
+			return json_error(lx, t.pos, "',' or '}' was expected");
 		}
 	}
 	if (prefix)
 		return true;
-	skip_ws(ps);
-	if (ps->i != ps->len)
-		return syntax_error(ps, ps->i, "unexpected text after the object");
+	if (json_peek(lx) != '\0')
+		return json_error(lx, lx->i, "unexpected text after the object");
 	return true;
 }
 
@@ -579,7 +256,7 @@ wrong_json_kind(Parser *ps, const Member *m, EdmType type)
 static bool
 convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 {
-	JsonVal    *v = &m->val;
+	JsonToken  *v = &m->val;
 	EdmParse	r = EDM_OK;
 
 	out->name = m->name;
@@ -587,12 +264,12 @@ convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 	out->type = (uint8) type;
 	out->val = slot;
 	out->val_len = (uint32) Max(edm_fixed_size(type), 0);
-	if (v->kind == JK_STRING && !decode_string(ps, v))
+	if (v->kind == JT_STRING && !json_decode_string(&ps->lx, v))
 		return false;
 	switch (type)
 	{
 		case EDM_STRING:
-			if (v->kind != JK_STRING)
+			if (v->kind != JT_STRING)
 				return wrong_json_kind(ps, m, type);
 			out->val = (const uint8 *) v->p;
 			out->val_len = v->len;
@@ -601,7 +278,7 @@ convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 			{
 				int32		i32 = 0;
 
-				if (v->kind != JK_NUMBER && v->kind != JK_STRING)
+				if (v->kind != JT_NUMBER && v->kind != JT_STRING)
 					return wrong_json_kind(ps, m, type);
 				r = edm_parse_int32(v->p, v->len, &i32);
 				ts_wr32(slot, (uint32) i32);
@@ -611,7 +288,7 @@ convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 			{
 				int64		i64 = 0;
 
-				if (v->kind != JK_NUMBER && v->kind != JK_STRING)
+				if (v->kind != JT_NUMBER && v->kind != JT_STRING)
 					return wrong_json_kind(ps, m, type);
 				r = edm_parse_int64(v->p, v->len, &i64);
 				ts_wr64(slot, (uint64) i64);
@@ -622,30 +299,30 @@ convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 				double		d = 0;
 				uint64		bits;
 
-				if (v->kind != JK_NUMBER && v->kind != JK_STRING)
+				if (v->kind != JT_NUMBER && v->kind != JT_STRING)
 					return wrong_json_kind(ps, m, type);
-				r = edm_parse_double(v->p, v->len, v->kind == JK_STRING, &d);
+				r = edm_parse_double(v->p, v->len, v->kind == JT_STRING, &d);
 				memcpy(&bits, &d, 8);
 				ts_wr64(slot, bits);
 				break;
 			}
 		case EDM_BOOLEAN:
-			if (v->kind != JK_TRUE && v->kind != JK_FALSE)
+			if (v->kind != JT_TRUE && v->kind != JT_FALSE)
 				return wrong_json_kind(ps, m, type);
-			slot[0] = v->kind == JK_TRUE;
+			slot[0] = v->kind == JT_TRUE;
 			break;
 		case EDM_DATETIME:
 			{
 				int64		ticks = 0;
 
-				if (v->kind != JK_STRING)
+				if (v->kind != JT_STRING)
 					return wrong_json_kind(ps, m, type);
 				r = edm_parse_datetime(v->p, v->len, &ticks);
 				ts_wr64(slot, (uint64) ticks);
 				break;
 			}
 		case EDM_GUID:
-			if (v->kind != JK_STRING)
+			if (v->kind != JT_STRING)
 				return wrong_json_kind(ps, m, type);
 			r = edm_parse_guid(v->p, v->len, slot);
 			break;
@@ -654,7 +331,7 @@ convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 				uint8	   *buf;
 				size_t		n = 0;
 
-				if (v->kind != JK_STRING)
+				if (v->kind != JT_STRING)
 					return wrong_json_kind(ps, m, type);
 				if (v->len / 4 * 3 > TS_MAX_BINARY_BYTES + 3)
 				{
@@ -679,16 +356,16 @@ convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 
 /* The type a value has without an annotation (SPEC §1). */
 static EdmType
-inferred_type(const JsonVal *v)
+inferred_type(const JsonToken *v)
 {
 	switch (v->kind)
 	{
-		case JK_STRING:
+		case JT_STRING:
 			return EDM_STRING;
-		case JK_TRUE:
-		case JK_FALSE:
+		case JT_TRUE:
+		case JT_FALSE:
 			return EDM_BOOLEAN;
-		case JK_NUMBER:
+		case JT_NUMBER:
 			{
 				int32		i;
 
@@ -709,14 +386,14 @@ take_key(Parser *ps, Member *m, bool *has, const char **key, uint32 *len)
 
 	if (*key != NULL)			/* seen before, as a value or as null */
 		return ts_fail(ps->err, TSE_DUPLICATE_PROPERTY, "the %s is given more than once", which);
-	if (m->val.kind == JK_NULL)
+	if (m->val.kind == JT_NULL)
 	{
 		*key = "";				/* seen, absent */
 		return true;
 	}
-	if (m->val.kind != JK_STRING)
+	if (m->val.kind != JT_STRING)
 		return ts_fail(ps->err, TSE_INVALID_KEY, "the %s must be a string", which);
-	if (!decode_string(ps, &m->val))
+	if (!json_decode_string(&ps->lx, &m->val))
 		return false;
 	*has = true;
 	*key = m->val.p;
@@ -729,7 +406,7 @@ check_key_annotation(Parser *ps, Member *m)
 {
 	const char *which = m->name_len == 12 ? "PartitionKey" : "RowKey";
 
-	if (m->val.kind != JK_STRING || !decode_string(ps, &m->val) ||
+	if (m->val.kind != JT_STRING || !json_decode_string(&ps->lx, &m->val) ||
 		edm_type_from_name(m->val.p, m->val.len) != EDM_STRING)
 		return ts_fail(ps->err, TSE_INVALID_TYPE, "the %s must be an Edm.String", which);
 	return true;
@@ -750,9 +427,7 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 	PropRef		local_out[32];
 	uint8		local_slots[32][16];
 
-	ps.s = json;
-	ps.len = len;
-	ps.i = 0;
+	json_lex_init(&ps.lx, json, len, err, TSE_INVALID_JSON, "invalid entity JSON");
 	ps.err = err;
 	ps.m = ps.local;
 	ps.n = 0;
@@ -760,7 +435,7 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 	if (!scan_object(&ps, consumed != NULL))
 		return NULL;
 	if (consumed)
-		*consumed = ps.i;
+		*consumed = ps.lx.i;
 
 	/* Partition members: keys handled now; properties first, then annotations. */
 	for (int k = 0; k < ps.n; k++)
@@ -850,7 +525,7 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 						ts_excerpt(ex, sizeof(ex), an->name, an->name_len));
 				return NULL;
 			}
-			if (an->val.kind != JK_STRING || !decode_string(&ps, &an->val) ||
+			if (an->val.kind != JT_STRING || !json_decode_string(&ps.lx, &an->val) ||
 				(type = edm_type_from_name(an->val.p, an->val.len)) == EDM_NONE)
 			{
 				if (err->code != TSE_NONE)
@@ -861,7 +536,7 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 				return NULL;
 			}
 		}
-		if (m->val.kind == JK_NULL)
+		if (m->val.kind == JT_NULL)
 			continue;			/* null: the property is absent */
 		if (!convert_value(&ps, m, type, slots[nout], &out[nout]))
 			return NULL;
@@ -882,18 +557,4 @@ Entity *
 entity_from_json_keys_apart(const char *json, size_t len, EntityKeys *keys, size_t *consumed, TsError *err)
 {
 	return from_json(json, len, keys, consumed, err);
-}
-
-bool
-json_read_string(const char *json, size_t len, size_t *pos, const char **val, uint32 *val_len, TsError *err)
-{
-	Parser		ps = {.s = json, .len = len, .i = *pos, .err = err};
-	JsonVal		v;
-
-	if (!scan_string(&ps, &v) || !decode_string(&ps, &v))
-		return false;
-	*val = v.p;
-	*val_len = v.len;
-	*pos = ps.i;
-	return true;
 }

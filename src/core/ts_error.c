@@ -104,3 +104,13 @@ ts_excerpt(char *buf, size_t bufsize, const char *s, size_t len)
 	buf[out] = '\0';
 	return buf;
 }
+
+int
+ts_char_pos(const char *s, size_t off)
+{
+	int			n = 1;
+
+	for (size_t k = 0; k < off; k++)
+		n += ((unsigned char) s[k] & 0xC0) != 0x80;
+	return n;
+}

@@ -83,5 +83,8 @@ extern const char *ts_excerpt(char *buf, size_t bufsize, const char *s, size_t l
 
 #define TS_EXCERPT_BUF 200
 
+/* The 1-based character position of byte offset off in the UTF-8 text s (for messages). */
+extern int	ts_char_pos(const char *s, size_t off);
+
 
 #endif							/* TS_ERROR_H */

@@ -1,0 +1,103 @@
+/*
+ * json_lex.h - the JSON tokenizer (RFC 8259) shared by the entity parser (entity_json_in.c) and
+ * the batch document parser (batch_parse.c). Backend-free.
+ *
+ * Tokens point into the input. Strings are checked when scanned (escapes, control characters,
+ * UTF-8) and decoded only on request, so a string without escapes costs no copy. A syntax error
+ * is recorded in the lexer's TsError with the caller's code and message prefix and the 1-based
+ * character position: "<prefix> at character N: <what>".
+ */
+#ifndef JSON_LEX_H
+#define JSON_LEX_H
+
+#include "ts_error.h"
+
+typedef enum JsonTok
+{
+	JT_END,						/* the end of the input */
+	JT_LBRACE,
+	JT_RBRACE,
+	JT_LBRACKET,
+	JT_RBRACKET,
+	JT_COLON,
+	JT_COMMA,
+	JT_STRING,
+	JT_NUMBER,
+	JT_TRUE,
+	JT_FALSE,
+	JT_NULL
+} JsonTok;
+
+typedef struct JsonToken
+{
+	JsonTok		kind;
+	bool		escaped;		/* a string with backslashes: json_decode_string before use */
+	bool		integer;		/* a number without fraction or exponent */
+	const char *p;				/* a string's contents (between the quotes) or a number's text */
+	uint32		len;
+	uint32		pos;			/* byte offset of the token in the input */
+} JsonToken;
+
+typedef struct JsonLex
+{
+	const char *s;
+	size_t		len;
+	size_t		i;				/* the next byte to read */
+	TsError    *err;
+	TsErrorCode code;			/* for syntax errors */
+	const char *prefix;			/* for syntax errors, e.g. "invalid entity JSON" */
+} JsonLex;
+
+static inline void
+json_lex_init(JsonLex *lx, const char *s, size_t len, TsError *err, TsErrorCode code, const char *prefix)
+{
+	lx->s = s;
+	lx->len = len;
+	lx->i = 0;
+	lx->err = err;
+	lx->code = code;
+	lx->prefix = prefix;
+}
+
+static inline void
+json_skip_ws(JsonLex *lx)
+{
+	while (lx->i < lx->len)
+	{
+		char		c = lx->s[lx->i];
+
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			break;
+		lx->i++;
+	}
+}
+
+/* The next byte after white space, or '\0' at the end (the input itself holds no NUL that counts). */
+static inline char
+json_peek(JsonLex *lx)
+{
+	json_skip_ws(lx);
+	return lx->i < lx->len ? lx->s[lx->i] : '\0';
+}
+
+/* Scan the next token (after white space); false on a syntax error. */
+extern bool json_next(JsonLex *lx, JsonToken *t);
+
+/* Scan the next token and require it to be of kind k ("what" names it in the error). */
+extern bool json_expect(JsonLex *lx, JsonToken *t, JsonTok k, const char *what);
+
+/* Decode an escaped string token in place (into memory from palloc); a no-op without escapes. */
+extern bool json_decode_string(JsonLex *lx, JsonToken *t);
+
+/* Record a syntax error at byte offset off; returns false. */
+extern bool json_error(JsonLex *lx, size_t off, const char *what);
+
+#define JSON_MAX_DEPTH 64
+
+/*
+ * Check that a whole value starts here (nested at most max_depth <= JSON_MAX_DEPTH deep) and step over it. With
+ * count, *count receives the number of elements when the value is an array.
+ */
+extern bool json_skip_value(JsonLex *lx, int max_depth, int *count);
+
+#endif							/* JSON_LEX_H */

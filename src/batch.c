@@ -21,22 +21,13 @@
 #include "catalog/pg_type.h"
 #include "entity.h"
 #include "fast_path.h"
-#include "ts_plans.h"
+#include "entity_sql.h"
+#include "ts_support.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
-
-static const char *
-keys_text(BatchOp *op)
-{
-	char		a[TS_EXCERPT_BUF],
-				b[TS_EXCERPT_BUF];
-
-	return psprintf("(\"%s\", \"%s\")", ts_excerpt(a, sizeof(a), VARDATA_ANY(op->pk), VARSIZE_ANY_EXHDR(op->pk)),
-					ts_excerpt(b, sizeof(b), VARDATA_ANY(op->rk), VARSIZE_ANY_EXHDR(op->rk)));
-}
 
 /* Sort by RowKey (one PartitionKey), then by request order. */
 static int
@@ -61,8 +52,7 @@ lock_existing(const TsTable *t, BatchOp **sorted, int n, MemoryContext keep)
 		rks[i] = PointerGetDatum(sorted[i]->rk);
 	args[0] = PointerGetDatum(sorted[0]->pk);
 	args[1] = PointerGetDatum(construct_array(rks, n, TEXTOID, -1, false, TYPALIGN_INT));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "tablestore: SPI_connect failed");
+	ts_spi_begin();
 	if (SPI_execute_plan(ts_plan_get(t, PLAN_LOCK_KEYS), args, NULL, false, 0) < 0)
 		elog(ERROR, "tablestore: locking the batch's entities failed");
 	/* both lists are in key order: walk them together */
@@ -83,7 +73,7 @@ lock_existing(const TsTable *t, BatchOp **sorted, int n, MemoryContext keep)
 			MemoryContextSwitchTo(old);
 		}
 	}
-	SPI_finish();
+	ts_spi_end();
 }
 
 /* Step 3: the conditions, in request order. */
@@ -98,16 +88,16 @@ check_conditions(BatchOp *ops, int n)
 		{
 			case OP_INSERT:
 				if (op->exists)
-					batch_op_error(i, TSE_ENTITY_EXISTS, "the entity %s already exists", keys_text(op));
+					batch_op_error(i, TSE_ENTITY_EXISTS, "the entity %s already exists", ts_keys_excerpt(op->pk, op->rk));
 				break;
 			case OP_UPDATE:
 			case OP_MERGE:
 			case OP_DELETE:
 				if (!op->exists)
-					batch_op_error(i, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", keys_text(op));
+					batch_op_error(i, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", ts_keys_excerpt(op->pk, op->rk));
 				if (op->if_match && ts_key_cmp(op->if_match, op->current_etag) != 0)
 					batch_op_error(i, TSE_CONDITION_FAILED, "the entity %s has changed: its ETag is not the If-Match value",
-							 keys_text(op));
+							 ts_keys_excerpt(op->pk, op->rk));
 				break;
 			default:
 				break;
@@ -122,12 +112,11 @@ check_conditions(BatchOp *ops, int n)
 static void
 raise_nothing_written(BatchOp *op)
 {
-	char		prefix[32];
+	char		prefix[TS_OPERATION_PREFIX_BUF];
 
 	if ((op->kind == OP_UPDATE || op->kind == OP_MERGE || op->kind == OP_DELETE) && !op->exists)
-		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", keys_text(op));
-	snprintf(prefix, sizeof(prefix), "operation %d: ", op->index);
-	ts_raise_write_cancelled(prefix);
+		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", ts_keys_excerpt(op->pk, op->rk));
+	ts_raise_write_cancelled(ts_operation_prefix(prefix, op->index));
 }
 
 /* Run one operation through its kind's prepared statement; returns the ETag (NULL for a delete). */
@@ -176,8 +165,11 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 			if (!op->exists)
 			{
 				/* may race with a concurrent insert of the same key: ON CONFLICT decides */
-				if (!*spi_connected && SPI_connect() == SPI_OK_CONNECT)
+				if (!*spi_connected)
+				{
+					ts_spi_begin();
 					*spi_connected = true;
+				}
 				return run_statement(t, op);
 			}
 			/* FALLTHROUGH */
@@ -185,7 +177,7 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 			r = fast_batch_update(fb, op->pk, op->rk, op->props, merge, &etag);
 	}
 	if (r == FAST_NOT_FOUND)
-		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", keys_text(op));
+		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", ts_keys_excerpt(op->pk, op->rk));
 	if (r == FAST_CANCELLED)
 		raise_nothing_written(op);
 	return etag;
@@ -201,8 +193,7 @@ first_existing_insert(const TsTable *t, BatchOp *ops, int n, int fallback)
 {
 	int			found = fallback;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		return fallback;
+	ts_spi_begin();
 	for (int i = 0; i < n && i < fallback; i++)
 	{
 		Datum		args[2] = {PointerGetDatum(ops[i].pk), PointerGetDatum(ops[i].rk)};
@@ -214,7 +205,7 @@ first_existing_insert(const TsTable *t, BatchOp *ops, int n, int fallback)
 			break;
 		}
 	}
-	SPI_finish();
+	ts_spi_end();
 	return found;
 }
 
@@ -222,6 +213,8 @@ first_existing_insert(const TsTable *t, BatchOp *ops, int n, int fallback)
 static void
 rethrow_for_operation(ErrorData *edata, const TsTable *t, BatchOp *ops, int n, int index, bool locked)
 {
+	char		prefix[TS_OPERATION_PREFIX_BUF];
+
 	if (index < 0 || strncmp(edata->message, "operation ", 10) == 0)
 		ReThrowError(edata);
 	if (edata->sqlerrcode == ERRCODE_UNIQUE_VIOLATION && ops[index].kind == OP_INSERT &&
@@ -229,11 +222,11 @@ rethrow_for_operation(ErrorData *edata, const TsTable *t, BatchOp *ops, int n, i
 	{
 		if (!locked)
 			index = first_existing_insert(t, ops, n, index);
-		batch_op_error(index, TSE_ENTITY_EXISTS, "the entity %s already exists", keys_text(&ops[index]));
+		batch_op_error(index, TSE_ENTITY_EXISTS, "the entity %s already exists", ts_keys_excerpt(ops[index].pk, ops[index].rk));
 	}
 	ereport(ERROR,
 			(errcode(edata->sqlerrcode),
-			 errmsg("operation %d: %s", index, edata->message),
+			 errmsg("%s%s", ts_operation_prefix(prefix, index), edata->message),
 			 edata->detail ? errdetail("%s", edata->detail) : 0,
 			 edata->hint ? errhint("%s", edata->hint) : 0));
 }
@@ -296,7 +289,7 @@ execute_batch(text *tbl, const char *doc, size_t len)
 	{
 		if (ts_key_cmp(sorted[i - 1]->rk, sorted[i]->rk) == 0)
 			batch_op_error(sorted[i]->index, TSE_BATCH_DUPLICATE, "the entity %s is already operation %d of the batch",
-					 keys_text(sorted[i]), sorted[i - 1]->index);
+					 ts_keys_excerpt(sorted[i]->pk, sorted[i]->rk), sorted[i - 1]->index);
 	}
 
 	op_cxt = AllocSetContextCreate(outer, "tablestore batch operation", ALLOCSET_DEFAULT_SIZES);
@@ -313,8 +306,11 @@ execute_batch(text *tbl, const char *doc, size_t len)
 			check_conditions(ops, n);	/* step 3 */
 		}
 		fb = fast_batch_begin(&t, needed);	/* step 4 */
-		if (fb == NULL && SPI_connect() == SPI_OK_CONNECT)
+		if (fb == NULL)
+		{
+			ts_spi_begin();
 			spi_connected = true;
+		}
 		for (int i = 0; i < n; i++)
 		{
 			BatchOp    *op = sorted[i];
@@ -334,7 +330,7 @@ execute_batch(text *tbl, const char *doc, size_t len)
 		if (fb)
 			fast_batch_end(fb);
 		if (spi_connected)
-			SPI_finish();
+			ts_spi_end();
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(outer);
 		CurrentResourceOwner = owner;
@@ -361,8 +357,7 @@ execute_batch(text *tbl, const char *doc, size_t len)
 static void
 check_args(FunctionCallInfo fcinfo)
 {
-	if (PG_ARGISNULL(0))
-		ts_raisef(TSE_INVALID_INPUT, "tbl must not be NULL");
+	ts_require_arg(fcinfo, 0, "tbl");
 	if (PG_ARGISNULL(1))
 		ts_raisef(TSE_BATCH_MALFORMED, "operations must not be NULL");
 }

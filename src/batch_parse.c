@@ -12,6 +12,7 @@
 
 #include "entity.h"
 #include "json_lex.h"
+#include "ts_support.h"
 #include "etag.h"
 #include "ts_table.h"
 #include "utils/builtins.h"
@@ -29,23 +30,21 @@ batch_op_error(int index, TsErrorCode code, const char *fmt,...)
 {
 	TsError		err = {0};
 	va_list		ap;
-	char		prefix[32];
+	char		prefix[TS_OPERATION_PREFIX_BUF];
 
 	err.code = code;
 	va_start(ap, fmt);
 	vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
 	va_end(ap);
-	snprintf(prefix, sizeof(prefix), "operation %d: ", index);
-	ts_raise_prefixed(&err, prefix);
+	ts_raise_prefixed(&err, ts_operation_prefix(prefix, index));
 }
 
 static void
 raise_for_operation(int index, const TsError *err)
 {
-	char		prefix[32];
+	char		prefix[TS_OPERATION_PREFIX_BUF];
 
-	snprintf(prefix, sizeof(prefix), "operation %d: ", index);
-	ts_raise_prefixed(err, prefix);
+	ts_raise_prefixed(err, ts_operation_prefix(prefix, index));
 }
 
 /* ---------- pass 1: syntax and the number of operations ---------- */

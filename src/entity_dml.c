@@ -13,29 +13,13 @@
 #include "fast_path.h"
 #include "funcapi.h"
 #include "select_list.h"
-#include "ts_plans.h"
+#include "entity_sql.h"
+#include "ts_support.h"
 #include "access/relation.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
-
-/* Arguments are not STRICT: a NULL gets a specific error instead of a silent NULL result. */
-static void
-require_arg(FunctionCallInfo fcinfo, int n, const char *name)
-{
-	if (PG_ARGISNULL(n))
-		ts_raisef(TSE_INVALID_INPUT, "%s must not be NULL", name);
-}
-
-static const char *
-keys_excerpt(const char *pk, uint32 pklen, const char *rk, uint32 rklen)
-{
-	char		a[TS_EXCERPT_BUF],
-				b[TS_EXCERPT_BUF];
-
-	return psprintf("(\"%s\", \"%s\")", ts_excerpt(a, sizeof(a), pk, pklen), ts_excerpt(b, sizeof(b), rk, rklen));
-}
 
 /* The entity argument split into its keys (required) and its properties without keys. */
 typedef struct EntityArg
@@ -87,14 +71,14 @@ static void
 raise_not_found(text *pk, text *rk)
 {
 	ts_raisef(TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist",
-			  keys_excerpt(VARDATA_ANY(pk), VARSIZE_ANY_EXHDR(pk), VARDATA_ANY(rk), VARSIZE_ANY_EXHDR(rk)));
+			  ts_keys_excerpt(pk, rk));
 }
 
 static void
 raise_condition_failed(text *pk, text *rk)
 {
 	ts_raisef(TSE_CONDITION_FAILED, "the entity %s has changed: its ETag is not the If-Match value",
-			  keys_excerpt(VARDATA_ANY(pk), VARSIZE_ANY_EXHDR(pk), VARDATA_ANY(rk), VARSIZE_ANY_EXHDR(rk)));
+			  ts_keys_excerpt(pk, rk));
 }
 
 /*
@@ -145,13 +129,6 @@ raise_fast_failure(FastResult r, text *pk, text *rk)
 		ts_raise_write_cancelled(NULL);
 }
 
-static void
-ts_spi_connect(void)
-{
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "tablestore: SPI_connect failed");
-}
-
 /* Keys given as arguments follow the key rules: a key that no entity can have is bad input. */
 static void
 check_key_args(text *pk, text *rk)
@@ -173,8 +150,8 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 	text	   *volatile etag = NULL;
 	MemoryContext outer = CurrentMemoryContext;
 
-	require_arg(fcinfo, 0, "tbl");
-	require_arg(fcinfo, 1, "entity");
+	ts_require_arg(fcinfo, 0, "tbl");
+	ts_require_arg(fcinfo, 1, "entity");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
 	args[0] = PointerGetDatum(ea.pk);
@@ -196,9 +173,9 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 			ts_raise_write_cancelled(NULL);
 		else
 		{
-			ts_spi_connect();
+			ts_spi_begin();
 			etag = run_returning_text(&t, PLAN_INSERT, args, 3);
-			SPI_finish();
+			ts_spi_end();
 			if (etag == NULL)
 				ts_raise_write_cancelled(NULL);
 		}
@@ -213,7 +190,7 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 		{
 			FlushErrorState();
 			ts_raisef(TSE_ENTITY_EXISTS, "the entity %s already exists",
-					  keys_excerpt(VARDATA_ANY(ea.pk), VARSIZE_ANY_EXHDR(ea.pk), VARDATA_ANY(ea.rk), VARSIZE_ANY_EXHDR(ea.rk)));
+					  ts_keys_excerpt(ea.pk, ea.rk));
 		}
 		PG_RE_THROW();
 	}
@@ -232,9 +209,9 @@ conditional_update(FunctionCallInfo fcinfo, TsPlanKind any_kind, TsPlanKind if_k
 	text	   *etag;
 	FastResult	r;
 
-	require_arg(fcinfo, 0, "tbl");
-	require_arg(fcinfo, 1, "entity");
-	require_arg(fcinfo, 2, "if_match");
+	ts_require_arg(fcinfo, 0, "tbl");
+	ts_require_arg(fcinfo, 1, "entity");
+	ts_require_arg(fcinfo, 2, "if_match");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	im = etag_parse_if_match(PG_GETARG_TEXT_PP(2));
 	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
@@ -249,11 +226,11 @@ conditional_update(FunctionCallInfo fcinfo, TsPlanKind any_kind, TsPlanKind if_k
 		raise_fast_failure(r, ea.pk, ea.rk);
 		PG_RETURN_TEXT_P(etag);
 	}
-	ts_spi_connect();
+	ts_spi_begin();
 	etag = run_returning_text(&t, im == IF_MATCH_ANY ? any_kind : if_kind, args, im == IF_MATCH_ANY ? 3 : 4);
 	if (etag == NULL)
 		raise_missing_or_condition(&t, ea.pk, ea.rk, im, PG_GETARG_TEXT_PP(2));
-	SPI_finish();
+	ts_spi_end();
 	PG_RETURN_TEXT_P(etag);
 }
 
@@ -282,9 +259,9 @@ tablestore_upsert_entity(PG_FUNCTION_ARGS)
 	TsPlanKind	kind;
 	text	   *etag;
 
-	require_arg(fcinfo, 0, "tbl");
-	require_arg(fcinfo, 1, "entity");
-	require_arg(fcinfo, 2, "mode");
+	ts_require_arg(fcinfo, 0, "tbl");
+	ts_require_arg(fcinfo, 1, "entity");
+	ts_require_arg(fcinfo, 2, "mode");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	mode = PG_GETARG_TEXT_PP(2);
 	if (VARSIZE_ANY_EXHDR(mode) == 5 && memcmp(VARDATA_ANY(mode), "merge", 5) == 0)
@@ -297,9 +274,9 @@ tablestore_upsert_entity(PG_FUNCTION_ARGS)
 	args[0] = PointerGetDatum(ea.pk);
 	args[1] = PointerGetDatum(ea.rk);
 	args[2] = EntityPGetDatum(ea.props);
-	ts_spi_connect();
+	ts_spi_begin();
 	etag = run_returning_text(&t, kind, args, 3);
-	SPI_finish();
+	ts_spi_end();
 	if (etag == NULL)
 		ts_raise_write_cancelled(NULL);
 	PG_RETURN_TEXT_P(etag);
@@ -316,10 +293,10 @@ tablestore_delete_entity(PG_FUNCTION_ARGS)
 			   *rk;
 	FastResult	r;
 
-	require_arg(fcinfo, 0, "tbl");
-	require_arg(fcinfo, 1, "partition_key");
-	require_arg(fcinfo, 2, "row_key");
-	require_arg(fcinfo, 3, "if_match");
+	ts_require_arg(fcinfo, 0, "tbl");
+	ts_require_arg(fcinfo, 1, "partition_key");
+	ts_require_arg(fcinfo, 2, "row_key");
+	ts_require_arg(fcinfo, 3, "if_match");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	im = etag_parse_if_match(PG_GETARG_TEXT_PP(3));
 	pk = PG_GETARG_TEXT_PP(1);
@@ -334,11 +311,11 @@ tablestore_delete_entity(PG_FUNCTION_ARGS)
 		raise_fast_failure(r, pk, rk);
 		PG_RETURN_VOID();
 	}
-	ts_spi_connect();
+	ts_spi_begin();
 	if (run_returning_text(&t, im == IF_MATCH_ANY ? PLAN_DELETE_ANY : PLAN_DELETE_IF, args,
 						   im == IF_MATCH_ANY ? 2 : 3) == NULL)
 		raise_missing_or_condition(&t, pk, rk, im, PG_GETARG_TEXT_PP(3));
-	SPI_finish();
+	ts_spi_end();
 	PG_RETURN_VOID();
 }
 
@@ -357,9 +334,9 @@ tablestore_get_entity(PG_FUNCTION_ARGS)
 	HeapTuple	row;
 	FastResult	r;
 
-	require_arg(fcinfo, 0, "tbl");
-	require_arg(fcinfo, 1, "partition_key");
-	require_arg(fcinfo, 2, "row_key");
+	ts_require_arg(fcinfo, 0, "tbl");
+	ts_require_arg(fcinfo, 1, "partition_key");
+	ts_require_arg(fcinfo, 2, "row_key");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	pk = PG_GETARG_TEXT_PP(1);
 	rk = PG_GETARG_TEXT_PP(2);
@@ -374,14 +351,14 @@ tablestore_get_entity(PG_FUNCTION_ARGS)
 		raise_not_found(pk, rk);
 	if (r == FAST_NOT_USED)
 	{
-		ts_spi_connect();
+		ts_spi_begin();
 		if (SPI_execute_plan(ts_plan_get(&t, PLAN_GET), args, NULL, true, 1) < 0)
 			elog(ERROR, "tablestore: SPI_execute_plan failed");
 		if (SPI_processed == 0)
 			raise_not_found(pk, rk);
 		/* SPI_copytuple allocates in the caller's context, so the values outlive SPI_finish */
 		heap_deform_tuple(SPI_copytuple(SPI_tuptable->vals[0]), SPI_tuptable->tupdesc, values, nulls);
-		SPI_finish();
+		ts_spi_end();
 	}
 	if (sel != NULL)
 	{

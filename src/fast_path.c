@@ -27,9 +27,19 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
+#include "utils/guc.h"
 #include "utils/timestamp.h"
 
 bool		ts_fast_path_enabled = true;
+
+void
+ts_fast_path_init(void)
+{
+	DefineCustomBoolVariable("tablestore.fast_path",
+							 "Runs single-entity operations directly on the primary key where that keeps SQL's semantics.",
+							 "When off, every operation runs as a prepared SQL statement. Both give the same results.",
+							 &ts_fast_path_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
+}
 
 /* Row-level triggers only: the executor routines used here do not fire statement triggers. */
 static bool

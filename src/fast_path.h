@@ -29,7 +29,9 @@ typedef enum FastResult
 	FAST_CANCELLED				/* a BEFORE ROW trigger of the user's returned NULL: nothing written */
 } FastResult;
 
-extern bool ts_fast_path_enabled;
+extern bool ts_fast_path_enabled;	/* tablestore.fast_path */
+
+extern void ts_fast_path_init(void);
 
 /* values/nulls receive the five columns, copied into the current memory context. */
 extern FastResult fast_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls);

@@ -149,7 +149,6 @@ typedef struct OdLexer
 } OdLexer;
 
 extern bool odata_next_token(OdLexer *lx, OdToken *tok);
-extern int	odata_char_pos(const char *s, size_t off);
 
 /* odata_parse.c */
 extern OdNode *odata_parse(const char *filter, size_t len, int max_comparisons, int *ncomparisons,

@@ -8,21 +8,10 @@
  */
 #include "odata.h"
 
-/* 1-based character position of a byte offset (for messages). */
-int
-odata_char_pos(const char *s, size_t off)
-{
-	int			n = 1;
-
-	for (size_t k = 0; k < off; k++)
-		n += ((unsigned char) s[k] & 0xC0) != 0x80;
-	return n;
-}
-
 static bool
 lex_error(OdLexer *lx, size_t off, const char *what, const char *detail)
 {
-	int			pos = odata_char_pos(lx->s, off);
+	int			pos = ts_char_pos(lx->s, off);
 
 	ts_fail(lx->err, TSE_FILTER_SYNTAX, "invalid $filter at character %d: %s", pos, what);
 	lx->err->pos = pos;

@@ -40,7 +40,7 @@ static const char *const tok_names[] = {
 static bool
 parse_error(Parser *ps, TsErrorCode code, int off, const char *what)
 {
-	int			pos = odata_char_pos(ps->lx.s, off);
+	int			pos = ts_char_pos(ps->lx.s, off);
 
 	ts_fail(ps->err, code, "invalid $filter at character %d: %s", pos, what);
 	ps->err->pos = pos;

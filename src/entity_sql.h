@@ -1,12 +1,11 @@
 /*
- * ts_plans.h - prepared statements per table, kept for the life of the backend.
- *
- * Each single-entity operation runs one statement prepared once per (table, kind) and reused;
- * the plan cache revalidates it when the table changes. Every name in the statements is
- * schema-qualified (operators included), so no search_path can redirect them.
+ * entity_sql.h - the SQL statements of the single-entity operations and of batches, one per
+ * (table, kind), prepared through the plan cache (plan_cache.h). PostgreSQL's plan cache
+ * revalidates them when the table changes. Every name in the statements is schema-qualified
+ * (operators included), so no search_path can redirect them.
  */
-#ifndef TS_PLANS_H
-#define TS_PLANS_H
+#ifndef ENTITY_SQL_H
+#define ENTITY_SQL_H
 
 #include "ts_table.h"
 
@@ -29,7 +28,7 @@ typedef enum TsPlanKind
 	PLAN__COUNT
 } TsPlanKind;
 
-/* The prepared statement for this table and kind; call between SPI_connect and SPI_finish. */
+/* The prepared statement for this table and kind; call between ts_spi_begin and ts_spi_end. */
 extern SPIPlanPtr ts_plan_get(const TsTable *t, TsPlanKind kind);
 
-#endif							/* TS_PLANS_H */
+#endif							/* ENTITY_SQL_H */

@@ -1,12 +1,10 @@
 /*
- * ts_plans.c - the per-table prepared statements of the single-entity operations.
+ * entity_sql.c - the statements of the single-entity operations and batches (entity_sql.h).
  */
-#include "ts_plans.h"
+#include "entity_sql.h"
 
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
-#include "utils/hsearch.h"
-#include "utils/syscache.h"
+#include "plan_cache.h"
 
 #define PK_RK_IS \
 	"t.partition_key OPERATOR(pg_catalog.=) $1 AND t.row_key OPERATOR(pg_catalog.=) $2"
@@ -37,62 +35,23 @@ static const PlanSpec plan_specs[PLAN__COUNT] = {
 	[PLAN_DELETE_ANY] = {"DELETE FROM %s AS t WHERE " PK_RK_IS " RETURNING t.etag", 2, "tt"},
 	[PLAN_DELETE_IF] = {"DELETE FROM %s AS t WHERE " PK_RK_IS " AND t.etag OPERATOR(pg_catalog.=) $3 "
 	"RETURNING t.etag", 3, "ttt"},
-	[PLAN_GET] = {"SELECT t.partition_key, t.row_key, t.\"timestamp\", t.etag, t.properties FROM %s AS t "
+	[PLAN_GET] = {"SELECT " TS_ROW_COLUMNS " FROM %s AS t "
 	"WHERE " PK_RK_IS, 2, "tt"},
 	[PLAN_EXISTS] = {"SELECT 1 FROM %s AS t WHERE " PK_RK_IS, 2, "tt"},
 	[PLAN_LOCK_KEYS] = {"SELECT t.row_key, t.etag FROM %s AS t WHERE t.partition_key OPERATOR(pg_catalog.=) $1 "
 	"AND t.row_key OPERATOR(pg_catalog.=) ANY ($2) ORDER BY t.row_key FOR UPDATE", 2, "ta"},
 };
 
-typedef struct PlanEntry
-{
-	char		key[NAMEDATALEN];	/* the table's relation name */
-	Oid			entity_type;	/* the plans were made for this tablestore.entity type */
-	SPIPlanPtr	plans[PLAN__COUNT];
-} PlanEntry;
-
-static HTAB *plan_table = NULL;
-
 SPIPlanPtr
 ts_plan_get(const TsTable *t, TsPlanKind kind)
 {
-	PlanEntry  *e;
-	bool		found;
-	Oid			etype = ts_entity_type_oid();
+	const PlanSpec *spec = &plan_specs[kind];
+	Oid			argtypes[4];
+	char		sql[1024];
 
-	if (plan_table == NULL)
-	{
-		HASHCTL		ctl = {0};
-
-		ctl.keysize = NAMEDATALEN;
-		ctl.entrysize = sizeof(PlanEntry);
-		plan_table = hash_create("tablestore plans", 64, &ctl, HASH_ELEM | HASH_STRINGS);
-	}
-	e = hash_search(plan_table, t->key, HASH_ENTER, &found);
-	if (!found || e->entity_type != etype)
-	{
-		/* new table, or the extension was re-created: forget plans made for the old types */
-		for (int k = 0; found && k < PLAN__COUNT; k++)
-			if (e->plans[k])
-				SPI_freeplan(e->plans[k]);
-		memset(e->plans, 0, sizeof(e->plans));
-		e->entity_type = etype;
-	}
-	if (e->plans[kind] == NULL)
-	{
-		const PlanSpec *spec = &plan_specs[kind];
-		Oid			argtypes[4];
-		char		sql[1024];
-		SPIPlanPtr	p;
-
-		for (int a = 0; a < spec->nargs; a++)
-			argtypes[a] = spec->argkinds[a] == 'e' ? etype : spec->argkinds[a] == 'a' ? TEXTARRAYOID : TEXTOID;
-		snprintf(sql, sizeof(sql), spec->sql, t->qualified);
-		p = SPI_prepare(sql, spec->nargs, argtypes);
-		if (p == NULL)
-			elog(ERROR, "tablestore: SPI_prepare failed for \"%s\": %s", sql, SPI_result_code_string(SPI_result));
-		SPI_keepplan(p);
-		e->plans[kind] = p;
-	}
-	return e->plans[kind];
+	for (int a = 0; a < spec->nargs; a++)
+		argtypes[a] = spec->argkinds[a] == 'e' ? ts_entity_type_oid() :
+			spec->argkinds[a] == 'a' ? TEXTARRAYOID : TEXTOID;
+	snprintf(sql, sizeof(sql), spec->sql, t->qualified);
+	return ts_plan_cache_get(sql, spec->nargs, argtypes, 0);
 }

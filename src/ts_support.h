@@ -1,0 +1,27 @@
+/*
+ * ts_support.h - small helpers that the SQL-callable functions share: argument checks, bounded
+ * key excerpts for messages, the "operation N: " prefix of batch errors, and SPI sessions that
+ * hold cached plans.
+ */
+#ifndef TS_SUPPORT_H
+#define TS_SUPPORT_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+/* Arguments are not STRICT: a NULL gets InvalidInput "<name> must not be NULL". */
+extern void ts_require_arg(FunctionCallInfo fcinfo, int n, const char *name);
+
+/* ("pk", "rk") with each key cut to a bounded excerpt, for messages. */
+extern const char *ts_keys_excerpt(const text *pk, const text *rk);
+
+/* "operation N: ", the prefix of every error about one operation of a batch. */
+#define TS_OPERATION_PREFIX_BUF 32
+extern const char *ts_operation_prefix(char *buf, int index);
+
+/* SPI_connect and ts_plan_cache_begin; ts_spi_end undoes both. */
+extern void ts_spi_begin(void);
+extern void ts_spi_end(void);
+
+#endif							/* TS_SUPPORT_H */

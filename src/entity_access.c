@@ -41,9 +41,9 @@ entity_prop_from_args(FunctionCallInfo fcinfo, PropRef *p)
 #define GET_TYPED_OR_NULL(p, t) \
 	do { if (!entity_prop_from_args(fcinfo, &(p)) || (p).type != (t)) PG_RETURN_NULL(); } while (0)
 
-PG_FUNCTION_INFO_V1(entity_prop_type);
+PG_FUNCTION_INFO_V1(tablestore_prop_type);
 Datum
-entity_prop_type(PG_FUNCTION_ARGS)
+tablestore_prop_type(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
@@ -52,9 +52,9 @@ entity_prop_type(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(edm_type_name(p.type)));
 }
 
-PG_FUNCTION_INFO_V1(entity_prop_string);
+PG_FUNCTION_INFO_V1(tablestore_prop_string);
 Datum
-entity_prop_string(PG_FUNCTION_ARGS)
+tablestore_prop_string(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
@@ -71,9 +71,9 @@ entity_prop_string(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text_with_len((const char *) p.val, p.val_len));
 }
 
-PG_FUNCTION_INFO_V1(entity_prop_int32);
+PG_FUNCTION_INFO_V1(tablestore_prop_int32);
 Datum
-entity_prop_int32(PG_FUNCTION_ARGS)
+tablestore_prop_int32(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
@@ -81,9 +81,9 @@ entity_prop_int32(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) ts_rd32(p.val));
 }
 
-PG_FUNCTION_INFO_V1(entity_prop_int64);
+PG_FUNCTION_INFO_V1(tablestore_prop_int64);
 Datum
-entity_prop_int64(PG_FUNCTION_ARGS)
+tablestore_prop_int64(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
@@ -91,9 +91,9 @@ entity_prop_int64(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) ts_rd64(p.val));
 }
 
-PG_FUNCTION_INFO_V1(entity_prop_double);
+PG_FUNCTION_INFO_V1(tablestore_prop_double);
 Datum
-entity_prop_double(PG_FUNCTION_ARGS)
+tablestore_prop_double(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 	uint64		bits;
@@ -105,9 +105,9 @@ entity_prop_double(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(d);
 }
 
-PG_FUNCTION_INFO_V1(entity_prop_bool);
+PG_FUNCTION_INFO_V1(tablestore_prop_bool);
 Datum
-entity_prop_bool(PG_FUNCTION_ARGS)
+tablestore_prop_bool(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
@@ -116,9 +116,9 @@ entity_prop_bool(PG_FUNCTION_ARGS)
 }
 
 /* DateTime ticks (100 ns) to timestamptz (1 us): rounded down, so order is kept. */
-PG_FUNCTION_INFO_V1(entity_prop_datetime);
+PG_FUNCTION_INFO_V1(tablestore_prop_datetime);
 Datum
-entity_prop_datetime(PG_FUNCTION_ARGS)
+tablestore_prop_datetime(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 	int64		ticks;
@@ -130,9 +130,9 @@ entity_prop_datetime(PG_FUNCTION_ARGS)
 	PG_RETURN_TIMESTAMPTZ(rel >= 0 ? rel / 10 : -((-rel + 9) / 10));
 }
 
-PG_FUNCTION_INFO_V1(entity_prop_guid);
+PG_FUNCTION_INFO_V1(tablestore_prop_guid);
 Datum
-entity_prop_guid(PG_FUNCTION_ARGS)
+tablestore_prop_guid(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 	pg_uuid_t  *u;
@@ -143,9 +143,9 @@ entity_prop_guid(PG_FUNCTION_ARGS)
 	PG_RETURN_UUID_P(u);
 }
 
-PG_FUNCTION_INFO_V1(entity_prop_binary);
+PG_FUNCTION_INFO_V1(tablestore_prop_binary);
 Datum
-entity_prop_binary(PG_FUNCTION_ARGS)
+tablestore_prop_binary(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 	bytea	   *b;
@@ -158,9 +158,9 @@ entity_prop_binary(PG_FUNCTION_ARGS)
 }
 
 /* tablestore.entity_size(entity): the entity's size by the service's formula (SPEC §2). */
-PG_FUNCTION_INFO_V1(entity_service_size_fn);
+PG_FUNCTION_INFO_V1(tablestore_entity_size);
 Datum
-entity_service_size_fn(PG_FUNCTION_ARGS)
+tablestore_entity_size(PG_FUNCTION_ARGS)
 {
 	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;

@@ -8,15 +8,15 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
-PG_FUNCTION_INFO_V1(entity_in);
-PG_FUNCTION_INFO_V1(entity_out);
-PG_FUNCTION_INFO_V1(entity_recv);
-PG_FUNCTION_INFO_V1(entity_send);
-PG_FUNCTION_INFO_V1(entity_to_jsonb);
-PG_FUNCTION_INFO_V1(jsonb_to_entity);
+PG_FUNCTION_INFO_V1(tablestore_entity_in);
+PG_FUNCTION_INFO_V1(tablestore_entity_out);
+PG_FUNCTION_INFO_V1(tablestore_entity_recv);
+PG_FUNCTION_INFO_V1(tablestore_entity_send);
+PG_FUNCTION_INFO_V1(tablestore_entity_to_jsonb);
+PG_FUNCTION_INFO_V1(tablestore_jsonb_to_entity);
 
 Datum
-entity_in(PG_FUNCTION_ARGS)
+tablestore_entity_in(PG_FUNCTION_ARGS)
 {
 	char	   *s = PG_GETARG_CSTRING(0);
 	TsError		err = {0};
@@ -30,7 +30,7 @@ entity_in(PG_FUNCTION_ARGS)
 }
 
 Datum
-entity_out(PG_FUNCTION_ARGS)
+tablestore_entity_out(PG_FUNCTION_ARGS)
 {
 	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;
@@ -44,7 +44,7 @@ entity_out(PG_FUNCTION_ARGS)
 
 /* The wire form is the stored body: its first byte is the format version. */
 Datum
-entity_recv(PG_FUNCTION_ARGS)
+tablestore_entity_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	int			n = buf->len - buf->cursor;
@@ -60,7 +60,7 @@ entity_recv(PG_FUNCTION_ARGS)
 }
 
 Datum
-entity_send(PG_FUNCTION_ARGS)
+tablestore_entity_send(PG_FUNCTION_ARGS)
 {
 	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;
@@ -99,7 +99,7 @@ entity_check_jsonb_safe(const EntityView *v)
  * U+0000 cannot be held by jsonb and is an error.
  */
 Datum
-entity_to_jsonb(PG_FUNCTION_ARGS)
+tablestore_entity_to_jsonb(PG_FUNCTION_ARGS)
 {
 	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;
@@ -113,7 +113,7 @@ entity_to_jsonb(PG_FUNCTION_ARGS)
 }
 
 Datum
-jsonb_to_entity(PG_FUNCTION_ARGS)
+tablestore_jsonb_to_entity(PG_FUNCTION_ARGS)
 {
 	Jsonb	   *jb = PG_GETARG_JSONB_P(0);
 	char	   *text = JsonbToCString(NULL, &jb->root, VARSIZE(jb));
@@ -128,9 +128,9 @@ jsonb_to_entity(PG_FUNCTION_ARGS)
 }
 
 /* tablestore.entity_to_binary(entity) -> bytea: the binary wire form (what send produces). */
-PG_FUNCTION_INFO_V1(entity_to_binary);
+PG_FUNCTION_INFO_V1(tablestore_entity_to_binary);
 Datum
-entity_to_binary(PG_FUNCTION_ARGS)
+tablestore_entity_to_binary(PG_FUNCTION_ARGS)
 {
 	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	EntityView	v;
@@ -144,9 +144,9 @@ entity_to_binary(PG_FUNCTION_ARGS)
 }
 
 /* tablestore.entity_from_binary(bytea) -> entity: read the wire form exactly as recv does. */
-PG_FUNCTION_INFO_V1(entity_from_binary_fn);
+PG_FUNCTION_INFO_V1(tablestore_entity_from_binary);
 Datum
-entity_from_binary_fn(PG_FUNCTION_ARGS)
+tablestore_entity_from_binary(PG_FUNCTION_ARGS)
 {
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	TsError		err = {0};

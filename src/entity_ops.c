@@ -16,9 +16,9 @@ is_key_name(const char *n, uint32 len, bool *is_pk)
 	return *is_pk || (len == 6 && memcmp(n, "RowKey", 6) == 0);
 }
 
-PG_FUNCTION_INFO_V1(entity_exists);
+PG_FUNCTION_INFO_V1(tablestore_entity_exists);
 Datum
-entity_exists(PG_FUNCTION_ARGS)
+tablestore_entity_exists(PG_FUNCTION_ARGS)
 {
 	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	text	   *name = PG_GETARG_TEXT_PP(1);
@@ -32,9 +32,9 @@ entity_exists(PG_FUNCTION_ARGS)
 }
 
 /* a || b: every property of b, plus those of a that b does not have; b's keys where it has them. */
-PG_FUNCTION_INFO_V1(entity_concat);
+PG_FUNCTION_INFO_V1(tablestore_entity_concat);
 Datum
-entity_concat(PG_FUNCTION_ARGS)
+tablestore_entity_concat(PG_FUNCTION_ARGS)
 {
 	Entity	   *ea = PG_GETARG_ENTITY_PP(0);
 	Entity	   *eb = PG_GETARG_ENTITY_PP(1);
@@ -53,9 +53,9 @@ entity_concat(PG_FUNCTION_ARGS)
 }
 
 /* e - name: the entity without that property (or key); unchanged when absent. */
-PG_FUNCTION_INFO_V1(entity_delete);
+PG_FUNCTION_INFO_V1(tablestore_entity_delete);
 Datum
-entity_delete(PG_FUNCTION_ARGS)
+tablestore_entity_delete(PG_FUNCTION_ARGS)
 {
 	Entity	   *e = PG_GETARG_ENTITY_PP(0);
 	text	   *name = PG_GETARG_TEXT_PP(1);
@@ -93,16 +93,16 @@ entity_cmp_internal(FunctionCallInfo fcinfo)
 	return c;
 }
 
-PG_FUNCTION_INFO_V1(entity_cmp);
+PG_FUNCTION_INFO_V1(tablestore_entity_cmp);
 Datum
-entity_cmp(PG_FUNCTION_ARGS)
+tablestore_entity_cmp(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32(entity_cmp_internal(fcinfo));
 }
 
-PG_FUNCTION_INFO_V1(entity_eq);
+PG_FUNCTION_INFO_V1(tablestore_entity_eq);
 Datum
-entity_eq(PG_FUNCTION_ARGS)
+tablestore_entity_eq(PG_FUNCTION_ARGS)
 {
 	Entity	   *a = PG_GETARG_ENTITY_PP(0);
 	Entity	   *b = PG_GETARG_ENTITY_PP(1);
@@ -114,37 +114,37 @@ entity_eq(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(eq);
 }
 
-PG_FUNCTION_INFO_V1(entity_ne);
+PG_FUNCTION_INFO_V1(tablestore_entity_ne);
 Datum
-entity_ne(PG_FUNCTION_ARGS)
+tablestore_entity_ne(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(!DatumGetBool(entity_eq(fcinfo)));
+	PG_RETURN_BOOL(!DatumGetBool(tablestore_entity_eq(fcinfo)));
 }
 
-PG_FUNCTION_INFO_V1(entity_lt);
+PG_FUNCTION_INFO_V1(tablestore_entity_lt);
 Datum
-entity_lt(PG_FUNCTION_ARGS)
+tablestore_entity_lt(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) < 0);
 }
 
-PG_FUNCTION_INFO_V1(entity_le);
+PG_FUNCTION_INFO_V1(tablestore_entity_le);
 Datum
-entity_le(PG_FUNCTION_ARGS)
+tablestore_entity_le(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) <= 0);
 }
 
-PG_FUNCTION_INFO_V1(entity_gt);
+PG_FUNCTION_INFO_V1(tablestore_entity_gt);
 Datum
-entity_gt(PG_FUNCTION_ARGS)
+tablestore_entity_gt(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) > 0);
 }
 
-PG_FUNCTION_INFO_V1(entity_ge);
+PG_FUNCTION_INFO_V1(tablestore_entity_ge);
 Datum
-entity_ge(PG_FUNCTION_ARGS)
+tablestore_entity_ge(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) >= 0);
 }
@@ -160,16 +160,16 @@ entity_hash64(FunctionCallInfo fcinfo, uint64 seed)
 	return h;
 }
 
-PG_FUNCTION_INFO_V1(entity_hash);
+PG_FUNCTION_INFO_V1(tablestore_entity_hash);
 Datum
-entity_hash(PG_FUNCTION_ARGS)
+tablestore_entity_hash(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32((int32) (uint32) entity_hash64(fcinfo, 0));
 }
 
-PG_FUNCTION_INFO_V1(entity_hash_extended);
+PG_FUNCTION_INFO_V1(tablestore_entity_hash_extended);
 Datum
-entity_hash_extended(PG_FUNCTION_ARGS)
+tablestore_entity_hash_extended(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64((int64) entity_hash64(fcinfo, (uint64) PG_GETARG_INT64(1)));
 }

@@ -37,9 +37,9 @@ prop_double_value(const PropRef *p)
 	return d;
 }
 
-PG_FUNCTION_INFO_V1(filter_key_int32);
+PG_FUNCTION_INFO_V1(tablestore_filter_key_int32);
 Datum
-filter_key_int32(PG_FUNCTION_ARGS)
+tablestore_filter_key_int32(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
@@ -84,9 +84,9 @@ double_for_int64_compare(double d)
 	return numeric_from_cstring(buf);
 }
 
-PG_FUNCTION_INFO_V1(filter_key_int64);
+PG_FUNCTION_INFO_V1(tablestore_filter_key_int64);
 Datum
-filter_key_int64(PG_FUNCTION_ARGS)
+tablestore_filter_key_int64(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
@@ -102,9 +102,9 @@ filter_key_int64(PG_FUNCTION_ARGS)
 	}
 }
 
-PG_FUNCTION_INFO_V1(filter_key_double);
+PG_FUNCTION_INFO_V1(tablestore_filter_key_double);
 Datum
-filter_key_double(PG_FUNCTION_ARGS)
+tablestore_filter_key_double(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
@@ -114,9 +114,9 @@ filter_key_double(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(-get_float8_infinity());
 }
 
-PG_FUNCTION_INFO_V1(filter_key_bool);
+PG_FUNCTION_INFO_V1(tablestore_filter_key_bool);
 Datum
-filter_key_bool(PG_FUNCTION_ARGS)
+tablestore_filter_key_bool(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 
@@ -124,9 +124,9 @@ filter_key_bool(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(p.type == EDM_BOOLEAN ? (int32) p.val[0] : -1);
 }
 
-PG_FUNCTION_INFO_V1(filter_key_datetime);
+PG_FUNCTION_INFO_V1(tablestore_filter_key_datetime);
 Datum
-filter_key_datetime(PG_FUNCTION_ARGS)
+tablestore_filter_key_datetime(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
 

@@ -46,8 +46,8 @@ ts_table_name_valid(const char *s, int len, const char **why)
 	return true;
 }
 
-static void
-check_name_or_raise(const char *s, int len)
+void
+ts_table_check_name(const char *s, int len)
 {
 	const char *why;
 	char		ex[TS_EXCERPT_BUF];
@@ -69,7 +69,7 @@ ts_table_resolve(text *name, TsTable *t)
 	int			len = VARSIZE_ANY_EXHDR(name);
 	Relation	rel;
 
-	check_name_or_raise(s, len);
+	ts_table_check_name(s, len);
 	for (int i = 0; i < len; i++)
 		t->key[i] = pg_ascii_tolower(s[i]);
 	t->key[len] = '\0';
@@ -82,17 +82,6 @@ ts_table_resolve(text *name, TsTable *t)
 	ts_layout_require(rel);
 	relation_close(rel, NoLock);
 	snprintf(t->qualified, sizeof(t->qualified), "%s.%s", TS_DATA_SCHEMA, quote_identifier(t->key));
-}
-
-/* tablestore._check_table_name(name text): raises InvalidResourceName unless the name is valid. */
-PG_FUNCTION_INFO_V1(tablestore_check_table_name);
-Datum
-tablestore_check_table_name(PG_FUNCTION_ARGS)
-{
-	text	   *name = PG_GETARG_TEXT_PP(0);
-
-	check_name_or_raise(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
-	PG_RETURN_VOID();
 }
 
 bool

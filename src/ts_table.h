@@ -23,6 +23,9 @@ typedef struct TsTable
 /* The table-name rules of SPEC §2: ^[A-Za-z][A-Za-z0-9]{2,62}$, and not "tables". */
 extern bool ts_table_name_valid(const char *s, int len, const char **why);
 
+/* Raise InvalidResourceName (TSB14) unless s is a valid table name. */
+extern void ts_table_check_name(const char *s, int len);
+
 /*
  * Resolve a table name: the relation is locked (AccessShareLock, to the end of the transaction,
  * so that it cannot be dropped or altered under the call) and checked against the layout of

@@ -1,0 +1,64 @@
+-- extension: the extension's objects - every one described (COMMENT ON), the internals not
+-- executable by PUBLIC - and the upgrade path: the previous release plus ALTER EXTENSION UPDATE
+-- gives exactly the objects of a fresh install.
+SET client_min_messages = warning;
+
+-- Every member of the extension, with what defines it, its privileges and its description.
+CREATE FUNCTION pg_temp.extension_objects() RETURNS TABLE (object text, definition text, acl text, description text)
+LANGUAGE sql AS $$
+	SELECT pg_describe_object(d.classid, d.objid, 0),
+		   CASE d.classid
+			   WHEN 'pg_proc'::regclass THEN (SELECT CASE WHEN p.prokind = 'a' THEN p.prosrc ELSE pg_get_functiondef(p.oid) END
+											  FROM pg_proc p WHERE p.oid = d.objid)
+			   WHEN 'pg_type'::regclass THEN (SELECT concat_ws(' ', t.typtype, t.typinput, t.typoutput, t.typreceive, t.typsend,
+															  t.typlen, t.typalign, t.typstorage, t.typrelid::regclass)
+											  FROM pg_type t WHERE t.oid = d.objid)
+			   WHEN 'pg_class'::regclass THEN (SELECT concat_ws(' ', c.relkind, c.relrowsecurity,
+															   (SELECT string_agg(format('%s %s %s', a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull), ', ' ORDER BY a.attnum)
+																FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
+															   (SELECT string_agg(pg_get_constraintdef(k.oid), ', ' ORDER BY k.conname) FROM pg_constraint k WHERE k.conrelid = c.oid))
+											   FROM pg_class c WHERE c.oid = d.objid)
+			   WHEN 'pg_operator'::regclass THEN (SELECT concat_ws(' ', o.oprcode, o.oprcom::regoperator, o.oprnegate::regoperator, o.oprrest, o.oprjoin, o.oprcanhash, o.oprcanmerge)
+												  FROM pg_operator o WHERE o.oid = d.objid)
+			   WHEN 'pg_opclass'::regclass THEN (SELECT concat_ws(' ', (SELECT string_agg(format('%s %s', a.amopstrategy, a.amopopr::regoperator), ', ' ORDER BY a.amopstrategy) FROM pg_amop a WHERE a.amopfamily = oc.opcfamily),
+															 (SELECT string_agg(format('%s %s', p.amprocnum, p.amproc::regprocedure), ', ' ORDER BY p.amprocnum) FROM pg_amproc p WHERE p.amprocfamily = oc.opcfamily))
+												 FROM pg_opclass oc WHERE oc.oid = d.objid)
+			   WHEN 'pg_cast'::regclass THEN (SELECT concat_ws(' ', c.castfunc::regprocedure, c.castcontext, c.castmethod) FROM pg_cast c WHERE c.oid = d.objid)
+			   WHEN 'pg_event_trigger'::regclass THEN (SELECT concat_ws(' ', e.evtevent, e.evtfoid::regprocedure, e.evtenabled, e.evttags) FROM pg_event_trigger e WHERE e.oid = d.objid)
+		   END,
+		   CASE d.classid
+			   WHEN 'pg_proc'::regclass THEN (SELECT p.proacl::text FROM pg_proc p WHERE p.oid = d.objid)
+			   WHEN 'pg_class'::regclass THEN (SELECT c.relacl::text FROM pg_class c WHERE c.oid = d.objid)
+			   WHEN 'pg_namespace'::regclass THEN (SELECT n.nspacl::text FROM pg_namespace n WHERE n.oid = d.objid)
+		   END,
+		   obj_description(d.objid, (SELECT c.relname FROM pg_class c WHERE c.oid = d.classid))
+	FROM pg_depend d
+	JOIN pg_extension x ON x.oid = d.refobjid AND x.extname = 'tablestore'
+	WHERE d.deptype = 'e'
+$$;
+
+-- every object is described
+SELECT object FROM pg_temp.extension_objects() WHERE description IS NULL ORDER BY 1;
+-- nothing in tablestore_internal is executable or usable by PUBLIC
+SELECT p.oid::regprocedure FROM pg_proc p
+WHERE p.pronamespace = 'tablestore_internal'::regnamespace AND has_function_privilege('public', p.oid, 'EXECUTE');
+SELECT has_schema_privilege('public', 'tablestore_internal', 'USAGE') AS public_uses_internal;
+
+-- the upgrade path
+SELECT extversion AS installed FROM pg_extension WHERE extname = 'tablestore';
+SELECT version FROM pg_available_extension_versions WHERE name = 'tablestore' ORDER BY version;
+CREATE TEMP TABLE fresh AS SELECT * FROM pg_temp.extension_objects();
+DROP EXTENSION tablestore CASCADE;
+CREATE EXTENSION tablestore VERSION '0.1.0';
+ALTER EXTENSION tablestore UPDATE;
+SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
+CREATE TEMP TABLE upgraded AS SELECT * FROM pg_temp.extension_objects();
+-- no difference, in either direction
+(SELECT 'only after the upgrade' AS side, * FROM upgraded EXCEPT SELECT 'only after the upgrade', * FROM fresh)
+UNION ALL
+(SELECT 'only in a fresh install', * FROM fresh EXCEPT SELECT 'only in a fresh install', * FROM upgraded)
+ORDER BY 1, 2;
+SELECT count(*) AS compared_objects FROM fresh;
+-- back to a fresh install for the files that follow
+DROP EXTENSION tablestore CASCADE;
+CREATE EXTENSION tablestore;

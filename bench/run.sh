@@ -79,7 +79,7 @@ workload_codec() {
 	ts_log "codec: $n documents, $trials trials"
 	psql -X -v ON_ERROR_STOP=1 -d "$db" -v n=$n -v trials=$trials -f "$BENCH_DIR/codec.sql" | tee "$OUT/codec.txt"
 	{
-		echo "## Entity codec against jsonb (issue 2)"
+		echo "## Entity codec against jsonb"
 		echo
 		echo "$(machine_line) $n ten-property documents (strings, Int32, Double, Boolean), $trials trials, medians."
 		echo "Times (ms) are net of a baseline query of the same shape over the same table (scan and aggregate); the"
@@ -141,7 +141,7 @@ workload_single() {
 		done
 	done
 	{
-		echo "## Single-entity operations against raw PostgreSQL (issue 3)"
+		echo "## Single-entity operations against raw PostgreSQL"
 		echo
 		echo "$(machine_line) pgbench -M prepared on the same cluster; $rounds interleaved rounds of ${secs} s per point, medians."
 		echo "Raw baseline: plain INSERT / SELECT / UPDATE (\`doc || ...\`) on \`(pk text, rk text, doc jsonb, primary key (pk, rk))\`;"
@@ -166,7 +166,7 @@ workload_query() {
 	ts_log "query: $n entities in 1000 partitions, $trials trials"
 	psql -X -v ON_ERROR_STOP=1 -d "$db" -v n=$n -v trials=$trials -v loops=$loops -f "$BENCH_DIR/query.sql" | tee "$OUT/query.txt"
 	{
-		echo "## Queries against hand-written jsonb SQL (issue 4)"
+		echo "## Queries against hand-written jsonb SQL"
 		echo
 		echo "$(machine_line) $n entities (ten properties, 1000 partitions) in a tablestore table and in a"
 		echo "\`(pk, rk, doc jsonb)\` table; default parallel settings for both; $trials alternating trials, medians."
@@ -202,7 +202,7 @@ workload_batch() {
 		done
 	done
 	{
-		echo "## Batches against a raw multi-row INSERT (issue 5)"
+		echo "## Batches against a raw multi-row INSERT"
 		echo
 		echo "$(machine_line) pgbench -M prepared on the same cluster; each transaction writes 100 new entities of one"
 		echo "partition; $rounds rotating rounds of ${secs} s per point, medians. Raw baseline: one"
@@ -383,7 +383,7 @@ compare_report() {
 			printf $plot "%s %dC\t%.2f\t%.2f\n", uc($w), $c, $rr, $ra;
 		}' "$OUT/compare.tsv" "$OUT"
 	{
-		echo "## tablestore, raw PostgreSQL and Azurite side by side (issue 6)"
+		echo "## tablestore, raw PostgreSQL and Azurite side by side"
 		echo
 		echo "$(machine_line) Azurite $azv (in memory, loopback), @azure/data-tables $clientv, Node.js $(node --version)."
 		echo "This workload: ${secs} s ($SECONDS s since the command started, set-up included). Postgres: pgbench -M prepared, $rounds alternating round(s) of ${CMP_SECS} s per point, medians;"

@@ -1,4 +1,4 @@
--- entity_io: the JSON text form round-trips every type and edge value losslessly (SPEC §1).
+-- entity_io: the JSON text form round-trips every type and edge value losslessly (contract §1).
 SET search_path = tablestore, public;
 
 -- A value round-trips when text -> entity -> text -> entity gives the same entity, and the
@@ -107,7 +107,7 @@ SELECT '{"a":null,"b":1,"c":null,"c@odata.type":"Edm.Int64"}'::entity;
 -- Whitespace and member order do not matter; output is in name order (bytewise, so _ after Z)
 SELECT ' { "b" : 2 , "a" : 1 , "_x":3, "Z":4, "ä":5 } '::entity;
 
--- The documented example of SPEC §1
+-- The documented example of contract §1
 SELECT '{"PartitionKey":"Sales","RowKey":"00010",
  "Name":"Ken Kwok", "Age":23, "Score":12.5, "Active":true,
  "Big":"9007199254740993",          "Big@odata.type":"Edm.Int64",

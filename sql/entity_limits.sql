@@ -1,4 +1,4 @@
--- entity_limits: every per-entity limit of SPEC §2 -- the value at the limit is accepted, one past
+-- entity_limits: every per-entity limit of contract §2 -- the value at the limit is accepted, one past
 -- it is rejected with its own error (SQLSTATE and service code).
 SET search_path = tablestore, public;
 

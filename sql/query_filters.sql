@@ -1,4 +1,4 @@
--- query_filters: the example filters of SPEC §10 on their fixture, key order, $select, $top and
+-- query_filters: the example filters of contract §10 on their fixture, key order, $select, $top and
 -- the JSON page of query_page.
 SET search_path = tablestore, public;
 SET timezone = 'UTC';
@@ -10,7 +10,7 @@ SELECT count(insert_entity('Employees', e::entity)) AS inserted FROM unnest(ARRA
 	'{"PartitionKey":"Sales","RowKey":"00010","FirstName":"Ken","LastName":"Kwok","Age":23,"Email":"kenk@contoso.com"}'
 ]) e;
 
--- Every filter of SPEC §10 (the fixture plus a few Sales rows that the examples address)
+-- Every filter of contract §10 (the fixture plus a few Sales rows that the examples address)
 SELECT count(insert_entity('Employees', format('{"PartitionKey":"Sales","RowKey":"%s","LastName":"%s"}', rk, ln)::entity)) AS more
 FROM (VALUES ('2', 'Smith'), ('121', 'Jones'), ('322', 'Brown'), ('Bob', 'Jones'), ('brown', 'Smith'),
 	('email_a@contoso.com', 'Alpha'), ('emaila5', 'Beta'), ('empid_000100', 'E100'), ('empid_000150', 'E150'),

@@ -1,4 +1,4 @@
--- tables: create_table, drop_table, list_tables; the name rules of SPEC §2; where tables live.
+-- tables: create_table, drop_table, list_tables; the name rules of contract §2; where tables live.
 SET search_path = tablestore, public;
 
 \set ECHO none

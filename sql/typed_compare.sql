@@ -1,4 +1,4 @@
--- typed_compare: the typed comparison semantics of SPEC §5 as a matrix - each of the 8 property
+-- typed_compare: the typed comparison semantics of contract §5 as a matrix - each of the 8 property
 -- types against each of the 8 literal kinds (a value below, equal to and above the property's),
 -- under each of the 6 operators, with and without not, on entities that lack the property too.
 -- Every result is checked against a reference written straight from the rules.
@@ -39,7 +39,7 @@ INSERT INTO lits VALUES
 CREATE TEMP TABLE ops (op text);
 INSERT INTO ops VALUES ('eq'), ('ne'), ('gt'), ('ge'), ('lt'), ('le');
 
--- The reference, from SPEC §5: absent -> false; same type or a lossless widening of the literal
+-- The reference, from contract §5: absent -> false; same type or a lossless widening of the literal
 -- (Int32 -> Int64/Double, Int64 -> Double) -> compare the values; otherwise eq/gt/ge false and
 -- ne/lt/le true. "not" is two-valued.
 CREATE FUNCTION pg_temp.expected(ptype text, lkind text, rel int, num numeric, op text, negated bool)

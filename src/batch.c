@@ -1,5 +1,5 @@
 /*
- * batch.c - tablestore.execute_batch: entity group transactions (SPEC §6).
+ * batch.c - tablestore.execute_batch: entity group transactions (contract §6).
  *
  * 1. batch_parse.c reads and checks the whole operations document before anything is written:
  *    at most 4 MiB of JSON, at most 100 operations, each well formed, one PartitionKey. Then

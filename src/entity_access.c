@@ -157,7 +157,7 @@ tablestore_prop_binary(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(b);
 }
 
-/* tablestore.entity_size(entity): the entity's size by the service's formula (SPEC §2). */
+/* tablestore.entity_size(entity): the entity's size by the service's formula (contract §2). */
 PG_FUNCTION_INFO_V1(tablestore_entity_size);
 Datum
 tablestore_entity_size(PG_FUNCTION_ARGS)

@@ -1,5 +1,5 @@
 /*
- * entity_dml.c - the single-entity operations of SPEC §4: insert_entity, update_entity,
+ * entity_dml.c - the single-entity operations of contract §4: insert_entity, update_entity,
  * merge_entity, upsert_entity, delete_entity, get_entity.
  *
  * Each runs one prepared statement (ts_plans.c) as the calling user, so table privileges and

@@ -2,7 +2,7 @@
  * filter_keys.c - the comparison keys $filter uses for numeric, Boolean and DateTime literals
  * (see odata_sql.c). Each returns NULL when the property is absent, the value when the property's
  * type is the literal's or one the literal widens to, and a value below every literal of that
- * type otherwise, so "key OP literal" is exactly SPEC §5's typed comparison. They are IMMUTABLE:
+ * type otherwise, so "key OP literal" is exactly contract §5's typed comparison. They are IMMUTABLE:
  * an expression index on one of them serves the filters that use it.
  *
  *   filter_key_int32    float8   Int32, Int64, Double          else -Infinity   (Int32 literals)

@@ -1,6 +1,6 @@
 /*
  * query_page.c - tablestore.query_page: one page of a query in the service's JSON shape, with a
- * continuation (SPEC §5), and the page writer.
+ * continuation (contract §5), and the page writer.
  *
  * A continuation is the key pair of the next entity; a page resumes with the row comparison
  * (partition_key, row_key) >= (next), an index condition. A page bounds its time

@@ -20,7 +20,7 @@ typedef struct TsTable
 	char		qualified[2 * NAMEDATALEN + 8];	/* "tablestore_data.<key>", ready for SQL */
 } TsTable;
 
-/* The table-name rules of SPEC §2: ^[A-Za-z][A-Za-z0-9]{2,62}$, and not "tables". */
+/* The table-name rules of contract §2: ^[A-Za-z][A-Za-z0-9]{2,62}$, and not "tables". */
 extern bool ts_table_name_valid(const char *s, int len, const char **why);
 
 /* Raise InvalidResourceName (TSB14) unless s is a valid table name. */
@@ -41,7 +41,7 @@ extern bool ts_table_is_primary_key(const TsTable *t, const char *index_name);
 extern void ts_table_check_select(const TsTable *t);
 
 
-/* Keys compare byte by byte (COLLATE "C", SPEC §3): <0, 0, >0. */
+/* Keys compare byte by byte (COLLATE "C", contract §3): <0, 0, >0. */
 static inline int
 ts_key_cmp(const text *a, const text *b)
 {

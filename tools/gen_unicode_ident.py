@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate src/unicode_ident_table.h: code point ranges for C# identifier characters.
 
-Property names follow the C# identifier rules (SPEC §2):
+Property names follow the C# identifier rules (contract §2):
   start character: letter (Lu Ll Lt Lm Lo Nl) or '_'
   part character:  letter, decimal digit (Nd), connector (Pc), combining mark (Mn Mc),
                    formatting character (Cf)

@@ -23,7 +23,7 @@ typedef enum EdmType
 
 #define EDM_TYPE_MAX EDM_BINARY
 
-/* The limits of SPEC §2. */
+/* The limits of contract §2. */
 #define TS_MAX_PROPERTIES		252
 #define TS_MAX_ENTITY_SIZE		(1024 * 1024)
 #define TS_MAX_STRING_UTF16		32768

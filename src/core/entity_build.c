@@ -1,6 +1,6 @@
 /*
  * entity_build.c - encode a set of properties into the canonical entity form, enforcing every
- * per-entity limit of SPEC §2 on the way: duplicate names, property count, key rules, String and
+ * per-entity limit of contract §2 on the way: duplicate names, property count, key rules, String and
  * Binary sizes and the service's entity-size formula. Every path that makes an entity (JSON input,
  * binary input, ||, -) ends here, so no entity over a limit can exist. Backend-free.
  */

@@ -1,5 +1,5 @@
 /*
- * entity_json_in.c - parse the Azure JSON form of an entity (SPEC §1) into the canonical form.
+ * entity_json_in.c - parse the Azure JSON form of an entity (contract §1) into the canonical form.
  *
  * One pass over the text collects the members of the flat object, pointing into the input where a
  * string has no escapes. Then: keys are checked, properties and their "@odata.type" annotations are
@@ -354,7 +354,7 @@ convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 	return true;
 }
 
-/* The type a value has without an annotation (SPEC §1). */
+/* The type a value has without an annotation (contract §1). */
 static EdmType
 inferred_type(const JsonToken *v)
 {

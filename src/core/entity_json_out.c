@@ -1,5 +1,5 @@
 /*
- * entity_json_out.c - write an entity in the Azure JSON form (SPEC §1): keys first, then the
+ * entity_json_out.c - write an entity in the Azure JSON form (contract §1): keys first, then the
  * properties in name order, each with an "@odata.type" annotation where JSON alone would lose the
  * type (Int64, DateTime, Guid, Binary, whole-number and non-finite Doubles). Backend-free.
  */

@@ -1,5 +1,5 @@
 /*
- * odata.h - the OData $filter subset of the Table service (SPEC §5): lexer, parser and the
+ * odata.h - the OData $filter subset of the Table service (contract §5): lexer, parser and the
  * translation to a SQL boolean expression over a table's columns. Backend-free: errors come back
  * in a TsError whose message names the 1-based character position.
  */

@@ -1,6 +1,6 @@
 /*
  * odata_sql.c - a parsed $filter as a SQL boolean expression over the table columns
- * partition_key, row_key, "timestamp" and properties, with the typed semantics of SPEC §5.
+ * partition_key, row_key, "timestamp" and properties, with the typed semantics of contract §5.
  *
  * Negations are pushed down to the comparisons first (logic is two-valued: a comparison on an
  * absent property is false, so "not (Age lt 40)" holds for an entity without Age); a negated

@@ -1,4 +1,4 @@
--- test/pgtap/access.sql - privileges, a hostile search_path and scoped access (issue 7).
+-- test/pgtap/access.sql - privileges, a hostile search_path and scoped access.
 --   1. A role without rights on a table can neither read nor write it through any function, on
 --      the direct path or the SQL one; a read-only role reads and cannot write.
 --   2. Every function behaves the same under a search_path that puts hijacking objects first.

@@ -1,4 +1,4 @@
--- test/pgtap/batch.sql - execute_batch (SPEC §6): every rule at and one past its limit, the
+-- test/pgtap/batch.sql - execute_batch (contract §6): every rule at and one past its limit, the
 -- failing operation's index, atomicity, composition with the caller's transaction, malformed
 -- operation lists. Run by scripts/test.sh with tablestore.fast_path on and off.
 BEGIN;

@@ -1,4 +1,4 @@
--- test/pgtap/hostile_input.sql - a corpus of bad inputs across every public function (issue 7):
+-- test/pgtap/hostile_input.sql - a corpus of bad inputs across every public function:
 -- oversized values, invalid UTF-8, deep nesting, huge numbers, injection attempts in table names,
 -- filters, $select lists and batch documents, and NULL for every argument. Each must raise its
 -- own, specific SQLSTATE (never an internal error), write nothing, and leave the backend up.

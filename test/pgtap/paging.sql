@@ -1,4 +1,4 @@
--- test/pgtap/paging.sql - paging with continuations (SPEC §5): 25 000 entities over many
+-- test/pgtap/paging.sql - paging with continuations (contract §5): 25 000 entities over many
 -- partitions come back exactly once and in key order in pages of 1000; pages cut short by the
 -- time budget resume where they stopped; writes between pages skip or repeat nothing that
 -- existed throughout.

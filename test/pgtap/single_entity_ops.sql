@@ -1,4 +1,4 @@
--- test/pgtap/single_entity_ops.sql - every cell of SPEC §4's operation table, every If-Match
+-- test/pgtap/single_entity_ops.sql - every cell of contract §4's operation table, every If-Match
 -- form, and the errors of the single-entity functions.
 BEGIN;
 SET search_path = tablestore, public;

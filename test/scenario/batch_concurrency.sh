@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/scenario/batch_concurrency.sh - concurrent entity group transactions (SPEC §6): 8 sessions
+# test/scenario/batch_concurrency.sh - concurrent entity group transactions (contract §6): 8 sessions
 # each run 100 batches over overlapping entities of one partition. A batch reads five of 20 shared
 # entities with their ETags, then merges n+1 (and its session's last batch number) into each under
 # If-Match, in an order unlike key order, plus an upsert and a delete of entities of its own.

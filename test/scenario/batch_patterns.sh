@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test/scenario/batch_patterns.sh - the seed patterns that need entity group transactions
-# (SPEC §8), each first step by step, then under concurrent writers with an invariant check:
+# (contract §8), each first step by step, then under concurrent writers with an invariant check:
 #   1. intra-partition secondary index: an employee stored under empid_ and email_ RowKeys in one
 #      partition, both copies changed by one batch; the copies never disagree;
 #   2. index entities: an index entity listing the employees with one last name, read with its
@@ -63,7 +63,7 @@ check "secondary index: 100 employees hired, two copies each" \
 	"$(q $DB "SELECT count(*) FROM tablestore.query_entities('Employees', 'PartitionKey eq ''Sales''')")" "200"
 check "secondary index: lookup by e-mail is a point query on the email_ copy" \
 	"$(q $DB "SELECT tablestore.prop_string(properties, 'EmployeeId') FROM tablestore.query_entities('Employees', 'PartitionKey eq ''Sales'' and RowKey eq ''email_e123@contoso.com''')")" "000123"
-check "secondary index: empid_ range query (SPEC §10)" \
+check "secondary index: empid_ range query (contract §10)" \
 	"$(q $DB "SELECT count(*) FROM tablestore.query_entities('Employees', '(PartitionKey eq ''Sales'') and (RowKey ge ''empid_000100'') and (RowKey le ''empid_000199'')')")" "100"
 q $DB "SELECT change_email('Sales', 123, 'ken.new@contoso.com')" >/dev/null
 check "secondary index: a changed e-mail moves its email_ copy" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/scenario/counter_increments.sh - optimistic concurrency (SPEC §4): 8 concurrent sessions
+# test/scenario/counter_increments.sh - optimistic concurrency (contract §4): 8 concurrent sessions
 # each do 200 read-modify-write increments of one Int32 counter with If-Match, retrying on
 # UpdateConditionNotSatisfied. The final counter must equal 1600 exactly: no lost update. It runs
 # twice: with the direct single-entity path (the default) and with tablestore.fast_path = off.

@@ -1,4 +1,4 @@
-# test/t/001_crash_atomicity.pl - crash atomicity (issue 7).
+# test/t/001_crash_atomicity.pl - crash atomicity.
 #
 # Four clients write concurrently - single inserts and 10-entity batches, two with the direct
 # path and two with tablestore.fast_path = off - while the whole server (postmaster and every

@@ -1,4 +1,4 @@
-# test/t/002_streaming_standby.pl - physical replication (issue 7): a standby made with
+# test/t/002_streaming_standby.pl - physical replication: a standby made with
 # pg_basebackup and streaming replication holds byte-identical entities after a mixed load
 # (inserts, merges, replaces, upserts, deletes, batches, plain SQL), and serves reads.
 use strict;

@@ -1,4 +1,4 @@
-# test/t/003_logical_replication.pl - logical replication (issue 7): a tablestore table
+# test/t/003_logical_replication.pl - logical replication: a tablestore table
 # published to a second cluster that has the extension keeps the publisher's Timestamps and
 # ETags - the initial copy and every later change - because the apply workers run with
 # session_replication_role = replica, where the subscriber's stamp trigger does not fire. The

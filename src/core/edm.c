@@ -136,36 +136,36 @@ edm_format_int64(int64 v, char *buf)
 
 /* ---------- doubles ---------- */
 
-/* Strict JSON number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? over the whole slice. */
-static bool
-json_number_syntax(const char *s, size_t len)
+EdmNumberScan
+edm_scan_number(const char *s, size_t len, size_t *end, bool *integer)
 {
 	size_t		i = 0;
 
+	*integer = true;
 	if (i < len && s[i] == '-')
 		i++;
-	if (i >= len)
-		return false;
-	if (s[i] == '0')
+	if (i < len && s[i] == '0')
 		i++;
-	else if (s[i] >= '1' && s[i] <= '9')
+	else if (i < len && s[i] >= '1' && s[i] <= '9')
 		while (i < len && s[i] >= '0' && s[i] <= '9')
 			i++;
 	else
-		return false;
+		return EDM_NUMBER_INVALID;
 	if (i < len && s[i] == '.')
 	{
 		size_t		start = ++i;
 
+		*integer = false;
 		while (i < len && s[i] >= '0' && s[i] <= '9')
 			i++;
 		if (i == start)
-			return false;
+			return EDM_NUMBER_NO_FRACTION;
 	}
 	if (i < len && (s[i] == 'e' || s[i] == 'E'))
 	{
 		size_t		start;
 
+		*integer = false;
 		i++;
 		if (i < len && (s[i] == '+' || s[i] == '-'))
 			i++;
@@ -173,9 +173,20 @@ json_number_syntax(const char *s, size_t len)
 		while (i < len && s[i] >= '0' && s[i] <= '9')
 			i++;
 		if (i == start)
-			return false;
+			return EDM_NUMBER_NO_EXPONENT;
 	}
-	return i == len;
+	*end = i;
+	return EDM_NUMBER_OK;
+}
+
+/* The whole slice is one number of the JSON grammar. */
+static bool
+json_number_syntax(const char *s, size_t len)
+{
+	size_t		end;
+	bool		integer;
+
+	return edm_scan_number(s, len, &end, &integer) == EDM_NUMBER_OK && end == len;
 }
 
 EdmParse

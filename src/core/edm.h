@@ -63,6 +63,21 @@ extern int	edm_fixed_size(EdmType t);	/* bytes, or -1 for String and Binary */
 
 extern EdmParse edm_parse_int32(const char *s, size_t len, int32 *out);
 extern EdmParse edm_parse_int64(const char *s, size_t len, int64 *out);
+/*
+ * The longest prefix of s that is a number of the JSON grammar
+ * (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?): *end is its length, *integer whether it has
+ * neither fraction nor exponent. The JSON tokenizer and Double values share this one grammar.
+ */
+typedef enum EdmNumberScan
+{
+	EDM_NUMBER_OK = 0,
+	EDM_NUMBER_INVALID,
+	EDM_NUMBER_NO_FRACTION,		/* no digits after the decimal point */
+	EDM_NUMBER_NO_EXPONENT		/* no digits in the exponent */
+} EdmNumberScan;
+
+extern EdmNumberScan edm_scan_number(const char *s, size_t len, size_t *end, bool *integer);
+
 extern EdmParse edm_parse_double(const char *s, size_t len, bool allow_special, double *out);
 extern int	edm_format_int64(int64 v, char *buf);
 extern int	edm_format_double(double d, char *buf, bool *is_string, bool *needs_annotation);

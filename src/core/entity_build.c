@@ -6,34 +6,45 @@
  */
 #include "entity_format.h"
 
+StaticAssertDecl(offsetof(PropRef, name) == offsetof(EntityNamed, name) &&
+				 offsetof(PropRef, name_len) == offsetof(EntityNamed, name_len) &&
+				 sizeof(PropRef) <= ENTITY_NAMED_MAX_SIZE, "a PropRef starts like an EntityNamed");
+
 static int
-prop_cmp(const void *a, const void *b)
+named_cmp(const void *a, const void *b)
 {
-	const PropRef *x = a;
-	const PropRef *y = b;
+	const EntityNamed *x = a;
+	const EntityNamed *y = b;
 
 	return entity_name_cmp(x->name, x->name_len, y->name, y->name_len);
 }
 
-static void
-sort_props(PropRef *props, int n)
+void
+entity_sort_by_name(void *items, int n, size_t size)
 {
+	char	   *base = items;
+	char		t[ENTITY_NAMED_MAX_SIZE];
+
+	Assert(size <= sizeof(t));
 	if (n > 16)
 	{
-		qsort(props, n, sizeof(PropRef), prop_cmp);
+		qsort(items, n, size, named_cmp);
 		return;
 	}
+	/* insertion sort: the common case is a handful of properties, often already in order */
 	for (int i = 1; i < n; i++)
 	{
-		PropRef		t = props[i];
 		int			j = i - 1;
 
-		while (j >= 0 && prop_cmp(&props[j], &t) > 0)
+		if (named_cmp(base + j * size, base + i * size) <= 0)
+			continue;
+		memcpy(t, base + i * size, size);
+		while (j >= 0 && named_cmp(base + j * size, t) > 0)
 		{
-			props[j + 1] = props[j];
+			memcpy(base + (j + 1) * size, base + j * size, size);
 			j--;
 		}
-		props[j + 1] = t;
+		memcpy(base + (j + 1) * size, t, size);
 	}
 }
 
@@ -130,10 +141,10 @@ entity_build(PropRef *props, int nprops, const EntityKeys *keys, int options, Ts
 	if (keys == NULL)
 		keys = &no_keys;
 	if (options & ENTITY_BUILD_SORT)
-		sort_props(props, nprops);
+		entity_sort_by_name(props, nprops, sizeof(PropRef));
 	for (int i = 1; i < nprops; i++)
 	{
-		if (prop_cmp(&props[i - 1], &props[i]) == 0)
+		if (named_cmp(&props[i - 1], &props[i]) == 0)
 		{
 			ts_fail(err, TSE_DUPLICATE_PROPERTY, "the property \"%s\" is given more than once",
 					ts_excerpt(ex, sizeof(ex), props[i].name, props[i].name_len));

@@ -49,6 +49,18 @@ typedef struct PropRef
 	uint32		val_len;
 } PropRef;
 
+/*
+ * The first members of every record sorted by property name (PropRef, the JSON parser's members):
+ * entity_sort_by_name sorts an array of any such record.
+ */
+typedef struct EntityNamed
+{
+	const char *name;
+	uint32		name_len;
+} EntityNamed;
+
+#define ENTITY_NAMED_MAX_SIZE 128
+
 /* The keys an entity may carry (absent unless has_pk / has_rk). */
 typedef struct EntityKeys
 {
@@ -149,6 +161,9 @@ entity_view_find(const EntityView *v, const char *name, uint32 len)
 #define ENTITY_BUILD_SORT		0x01	/* props are in any order: sort them (and find duplicates) */
 #define ENTITY_BUILD_KEYS_APART	0x02	/* check the keys and count them in the size, but leave them
 										 * out of the result (a table row keeps them in columns) */
+
+/* Sort records that start like EntityNamed (size bytes each, at most ENTITY_NAMED_MAX_SIZE) by name. */
+extern void entity_sort_by_name(void *items, int n, size_t size);
 
 extern Entity *entity_build(PropRef *props, int nprops, const EntityKeys *keys,
 									int options, TsError *err);

@@ -27,6 +27,10 @@ typedef struct Member
 	JsonToken	val;
 } Member;
 
+StaticAssertDecl(offsetof(Member, name) == offsetof(EntityNamed, name) &&
+				 offsetof(Member, name_len) == offsetof(EntityNamed, name_len) &&
+				 sizeof(Member) <= ENTITY_NAMED_MAX_SIZE, "a Member starts like an EntityNamed");
+
 typedef struct Parser
 {
 	JsonLex		lx;
@@ -197,35 +201,11 @@ scan_object(Parser *ps, bool prefix)
 	return true;
 }
 
-static int
-member_cmp(const void *a, const void *b)
+/* Members compare by name (a Member starts like an EntityNamed). */
+static inline int
+member_cmp(const Member *x, const Member *y)
 {
-	const Member *x = a;
-	const Member *y = b;
-
 	return entity_name_cmp(x->name, x->name_len, y->name, y->name_len);
-}
-
-static void
-sort_members(Member *m, int n)
-{
-	if (n > 16)
-	{
-		qsort(m, n, sizeof(Member), member_cmp);
-		return;
-	}
-	for (int i = 1; i < n; i++)
-	{
-		Member		t = m[i];
-		int			j = i - 1;
-
-		while (j >= 0 && member_cmp(&m[j], &t) > 0)
-		{
-			m[j + 1] = m[j];
-			j--;
-		}
-		m[j + 1] = t;
-	}
 }
 
 static bool
@@ -474,8 +454,8 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 		else if (ps.m[k].kind == MK_ANNOT)
 			annots[nannots++] = ps.m[k];
 	}
-	sort_members(props, nprops);
-	sort_members(annots, nannots);
+	entity_sort_by_name(props, nprops, sizeof(Member));
+	entity_sort_by_name(annots, nannots, sizeof(Member));
 	for (int k = 1; k < nprops; k++)
 	{
 		if (member_cmp(&props[k - 1], &props[k]) == 0)

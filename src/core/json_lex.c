@@ -116,50 +116,25 @@ scan_string(JsonLex *lx, JsonToken *t)
 static bool
 scan_number(JsonLex *lx, JsonToken *t)
 {
-	const char *s = lx->s;
 	size_t		start = lx->i;
-	size_t		i = start;
-	size_t		n = lx->len;
+	size_t		end = 0;
 
 	t->kind = JT_NUMBER;
 	t->escaped = false;
-	t->integer = true;
-	if (s[i] == '-')
-		i++;
-	if (i < n && s[i] == '0')
-		i++;
-	else if (i < n && s[i] >= '1' && s[i] <= '9')
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	else
-		return json_error(lx, start, "invalid number");
-	if (i < n && s[i] == '.')
+	switch (edm_scan_number(lx->s + start, lx->len - start, &end, &t->integer))
 	{
-		size_t		d = ++i;
-
-		t->integer = false;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == d)
+		case EDM_NUMBER_OK:
+			break;
+		case EDM_NUMBER_NO_FRACTION:
 			return json_error(lx, start, "invalid number (no digits after the decimal point)");
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E'))
-	{
-		size_t		d;
-
-		t->integer = false;
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		d = i;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == d)
+		case EDM_NUMBER_NO_EXPONENT:
 			return json_error(lx, start, "invalid number (no digits in the exponent)");
+		default:
+			return json_error(lx, start, "invalid number");
 	}
-	t->p = s + start;
-	t->len = (uint32) (i - start);
-	lx->i = i;
+	t->p = lx->s + start;
+	t->len = (uint32) end;
+	lx->i = start + end;
 	return true;
 }
 

@@ -303,6 +303,12 @@ RETURNS tablestore.entity_row AS 'MODULE_PATHNAME', 'tablestore_get_entity' LANG
 
 -- The keys $filter compares custom properties with, one per literal type; index them to serve
 -- filters: CREATE INDEX ON tablestore_data.t (tablestore.filter_key_int32(properties, 'Age')).
+CREATE FUNCTION tablestore.filter_key_string(tablestore.entity, text) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_string' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.filter_key_string(tablestore.entity, text) IS
+'Key for $filter comparisons with String literals: the String''s UTF-8 bytes (ordinal order; U+0000 too), NULL when absent or not a String';
+
 CREATE FUNCTION tablestore.filter_key_int32(tablestore.entity, text) RETURNS float8
 AS 'MODULE_PATHNAME', 'tablestore_filter_key_int32' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION tablestore.filter_key_int64(tablestore.entity, text) RETURNS numeric
@@ -332,6 +338,14 @@ CREATE FUNCTION tablestore.query_page(tbl text, filter text, "select" text, top 
 	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'tablestore_query_page' LANGUAGE C STABLE;
+
+CREATE FUNCTION tablestore.query_page_json(tbl text, filter text, "select" text, top int DEFAULT 1000,
+	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
+RETURNS json
+AS 'MODULE_PATHNAME', 'tablestore_query_page_json' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.query_page_json(text, text, text, int, text, text) IS
+'query_page as json text: the same page, written once without a jsonb conversion; it also carries Strings holding U+0000';
 
 CREATE FUNCTION tablestore.query_sql(tbl text, filter text DEFAULT NULL, top int DEFAULT NULL,
 	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)

@@ -21,7 +21,7 @@ SELECT n, f AS filter, pg_temp.filter(f) AS error FROM (VALUES
 	(23, 'A eq 1 Or B eq 2'), (24, 'NOT (A eq 1)'), (25, 'A equals 1'), (26, 'A like ''x'''),
 	(27, 'A eq ''unterminated'), (28, 'A eq ''x'' ''y'''), (29, 'A eq "x"'), (30, 'A eq 1.'),
 	(31, 'A eq .5'), (32, 'A eq 1e'), (33, 'A eq 1x'), (34, 'A eq 12abc'), (35, 'A eq 1.5.3'),
-	(36, 'A eq 99999999999999999999'), (37, 'A eq 99999999999999999999L'), (38, 'A eq 1e400'),
+	(36, 'A eq 99999999999999999999'), (136, 'A eq 3000000000'), (137, 'A eq -2147483649'), (37, 'A eq 99999999999999999999L'), (38, 'A eq 1e400'),
 	(39, 'A eq 1.5L'), (40, 'A eq --1'), (41, 'A eq +1'), (42, 'A eq datetime''2014-13-01T00:00:00Z'''),
 	(43, 'A eq datetime''yesterday'''), (44, 'A eq datetime''1600-01-01T00:00:00Z'''),
 	(45, 'A eq guid''not-a-guid'''), (46, 'A eq X''0g'''), (47, 'A eq X''123'''), (48, 'A eq binary''zz'''),

@@ -18,7 +18,7 @@ SELECT f AS filter, odata_to_sql(f) AS sql FROM unnest(ARRAY[
 	'Timestamp gt datetime''2014-08-22T02:50:44+02:00''',
 	'Timestamp eq ''2014''',
 	-- custom properties, one form per literal kind
-	'Name eq ''Ken''', 'Name lt ''Ken''', 'Age eq 7', 'Age gt 40', 'Big eq 9007199254740993L', 'Big gt 3000000000',
+	'Name eq ''Ken''', 'Name lt ''Ken''', 'Age eq 7', 'Age gt 40', 'Big eq 9007199254740993L', 'Big gt 3000000000L',
 	'Score le 2.5', 'Score gt 2e10', 'Active eq true', 'Active ne false',
 	'Hired ge datetime''2014-08-22T00:50:44.1234567Z''', 'Id eq guid''68260B3F-BEAB-45E2-B900-33E2B442E724''',
 	'Photo eq X''0AfF''', 'Photo lt binary''00''',

@@ -8,7 +8,7 @@ INSERT INTO tablestore_data.plans (partition_key, row_key, properties)
 SELECT 'p' || lpad((i % 50)::text, 2, '0'), lpad(i::text, 6, '0'), format('{"Age":%s,"Name":"n%s"}', i % 90, i)::entity
 FROM generate_series(1, 30000) i;
 CREATE INDEX plans_age ON tablestore_data.plans (tablestore.filter_key_int32(properties, 'Age'));
-CREATE INDEX plans_name ON tablestore_data.plans ((tablestore.prop_string(properties, 'Name') COLLATE "C"));
+CREATE INDEX plans_name ON tablestore_data.plans (tablestore.filter_key_string(properties, 'Name'));
 ANALYZE tablestore_data.plans;
 
 -- tablestore.explain_query explains the statement under the settings the query functions use
@@ -36,7 +36,7 @@ SELECT * FROM pg_temp.plan('Plans', NULL, 100, 'p07', '001007');
 SELECT * FROM pg_temp.plan('Plans', 'Age eq 7');
 SELECT * FROM pg_temp.plan('Plans', 'Age gt 88');
 SELECT * FROM pg_temp.plan('Plans', 'Age lt 1');
--- and one on prop_string in "C" serves string equality and lower bounds
+-- and one on filter_key_string serves string equality and lower bounds
 SELECT * FROM pg_temp.plan('Plans', 'Name eq ''n12345''');
 
 -- the plans give the right rows

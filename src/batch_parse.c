@@ -34,7 +34,7 @@ batch_op_error(int index, TsErrorCode code, const char *fmt,...)
 
 	err.code = code;
 	va_start(ap, fmt);
-	vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+	ts_vformat(err.msg, sizeof(err.msg), fmt, ap);
 	va_end(ap);
 	ts_raise_prefixed(&err, ts_operation_prefix(prefix, index));
 }

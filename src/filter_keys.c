@@ -5,6 +5,9 @@
  * type otherwise, so "key OP literal" is exactly contract §5's typed comparison. They are IMMUTABLE:
  * an expression index on one of them serves the filters that use it.
  *
+ *   filter_key_string   bytea    String's UTF-8 bytes          else NULL        (String literals; a
+ *                                                                               type test adds the
+ *                                                                               mismatch rule)
  *   filter_key_int32    float8   Int32, Int64, Double          else -Infinity   (Int32 literals)
  *   filter_key_int64    numeric  Int64, Double (exact)         else -Infinity   (Int64 literals)
  *   filter_key_double   float8   Double                        else -Infinity   (Double literals)
@@ -66,7 +69,7 @@ numeric_from_cstring(const char *s)
 
 /*
  * A Double as a numeric that orders exactly like the double against every Int64: whole values
- * below 2^63 in magnitude convert exactly; the others are fractional below 2^53 or beyond the
+ * in [-2^63, 2^63) convert exactly; the others are fractional below 2^53 or beyond the
  * Int64 range, where the shortest round-trip decimal lies on the same side of every integer.
  */
 static Datum
@@ -78,8 +81,8 @@ double_for_int64_compare(double d)
 		return numeric_from_cstring("NaN");
 	if (isinf(d))
 		return numeric_from_cstring(d > 0 ? "Infinity" : "-Infinity");
-	if (d == floor(d) && fabs(d) < 9223372036854775808.0)
-		return NumericGetDatum(int64_to_numeric((int64) d));
+	if (d == floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+		return NumericGetDatum(int64_to_numeric((int64) d));	/* -2^63 included: it is an Int64 */
 	double_to_shortest_decimal_buf(d, buf);
 	return numeric_from_cstring(buf);
 }
@@ -132,4 +135,23 @@ tablestore_filter_key_datetime(PG_FUNCTION_ARGS)
 
 	FILTER_KEY_ABSENT(p);
 	PG_RETURN_INT64(p.type == EDM_DATETIME ? (int64) ts_rd64(p.val) : PG_INT64_MIN);
+}
+
+/*
+ * The String's UTF-8 bytes: bytea orders them as COLLATE "C" orders text (ordinal), and holds a
+ * String with U+0000, which text cannot (so a filter never fails on a value the store accepted).
+ */
+PG_FUNCTION_INFO_V1(tablestore_filter_key_string);
+Datum
+tablestore_filter_key_string(PG_FUNCTION_ARGS)
+{
+	PropRef		p;
+	bytea	   *b;
+
+	if (!entity_prop_from_args(fcinfo, &p) || p.type != EDM_STRING)
+		PG_RETURN_NULL();
+	b = palloc(VARHDRSZ + p.val_len);
+	SET_VARSIZE(b, VARHDRSZ + p.val_len);
+	memcpy(VARDATA(b), p.val, p.val_len);
+	PG_RETURN_BYTEA_P(b);
 }

@@ -10,17 +10,21 @@ select_list_parse(text *select)
 	int			len;
 	SelectList *sel;
 	int			start = 0;
+	int			blank = 0;
 	char		ex[TS_EXCERPT_BUF];
 
 	if (select == NULL)
 		return NULL;
 	s = VARDATA_ANY(select);
 	len = VARSIZE_ANY_EXHDR(select);
+	/* "*" and an empty (or blank) $select mean every property: SDKs send "$select=" */
+	while (blank < len && s[blank] == ' ')
+		blank++;
+	if (blank == len || (len == 1 && s[0] == '*'))
+		return NULL;
 	sel = palloc0(sizeof(SelectList));
 	sel->names = palloc(sizeof(char *) * (len / 2 + 2));
 	sel->lens = palloc(sizeof(uint32) * (len / 2 + 2));
-	if (len == 1 && s[0] == '*')
-		return NULL;
 	for (int i = 0; i <= len; i++)
 	{
 		int			a = start,
@@ -36,7 +40,13 @@ select_list_parse(text *select)
 		if (a == b)
 			ts_raisef(TSE_QUERY_ARG, "$select has an empty name (at character %d)", a + 1);
 		if (edm_is_reserved_name(s + a, b - a))
-			continue;			/* PartitionKey, RowKey, Timestamp: always returned */
+		{
+			/* PartitionKey, RowKey, Timestamp: always in the SQL row forms; in JSON only if named */
+			sel->pk |= (b - a) == 12 && s[a] == 'P';
+			sel->rk |= (b - a) == 6;
+			sel->ts |= (b - a) == 9;
+			continue;
+		}
 		if (edm_check_name(s + a, b - a) != EDM_CHECK_OK)
 			ts_raisef(TSE_QUERY_ARG, "$select names \"%s\", which is not a valid property name",
 					  ts_excerpt(ex, sizeof(ex), s + a, b - a));

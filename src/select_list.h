@@ -7,14 +7,13 @@
 
 #include "entity.h"
 
-typedef struct SelectList
-{
-	int			n;				/* custom property names (system names are always returned) */
-	const char **names;
-	uint32	   *lens;
-} SelectList;
+/* SelectList (core/row_json.h): the custom names in order, and which system properties are named. */
+#include "row_json.h"
 
-/* Parse "A,B , C"; NULL text means "everything" (returns NULL). Raises InvalidInput (TSQ01). */
+/*
+ * Parse "A,B , C"; NULL text, an empty (or blank) list and "*" mean "everything" (returns NULL).
+ * Raises InvalidInput (TSQ01).
+ */
 extern SelectList *select_list_parse(text *select);
 
 /* The entity with only the listed properties (keys dropped). */

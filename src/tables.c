@@ -17,6 +17,8 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "storage/lmgr.h"
 #include "ts_report.h"
 #include "ts_support.h"
 #include "ts_table.h"
@@ -136,8 +138,10 @@ tablestore_drop_table(PG_FUNCTION_ARGS)
 	ts_require_arg(fcinfo, 0, "name");
 	name = PG_GETARG_TEXT_PP(0);
 	table_key(name, key);
-	if (!OidIsValid(get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false))))
-		ts_raisef(TSE_TABLE_NOT_FOUND, "the table \"%s\" does not exist", text_to_cstring(name));
+	/* locked before it is looked at: a concurrent drop makes this one ResourceNotFound */
+	if (!OidIsValid(RangeVarGetRelidExtended(makeRangeVar(TS_DATA_SCHEMA, key, -1), AccessExclusiveLock,
+											 RVR_MISSING_OK, NULL, NULL)))
+		ts_raisef(TSE_RESOURCE_NOT_FOUND, "the table \"%s\" does not exist", text_to_cstring(name));	/* the service's answer */
 	SPI_connect();
 	if (SPI_execute(psprintf("DROP TABLE " TS_DATA_SCHEMA ".%s", quote_identifier(key)), false, 0) < 0)
 		elog(ERROR, "tablestore: dropping the table failed");

@@ -55,7 +55,7 @@ ts_raisef(TsErrorCode code, const char *fmt,...)
 
 	err.code = code;
 	va_start(ap, fmt);
-	vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+	ts_vformat(err.msg, sizeof(err.msg), fmt, ap);
 	va_end(ap);
 	ts_raise(&err);
 }

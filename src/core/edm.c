@@ -243,28 +243,27 @@ edm_parse_double(const char *s, size_t len, bool allow_special, double *out)
  * read back as an Int32. Returns the length written to buf (at least EDM_DOUBLE_TEXT_MAX bytes).
  */
 int
-edm_format_double(double d, char *buf, bool *is_string, bool *needs_annotation)
+edm_format_double(double d, char *buf, bool *is_string)
 {
 	int			n;
 
 	*is_string = false;
-	*needs_annotation = false;
 	if (isnan(d))
 	{
-		*is_string = *needs_annotation = true;
+		*is_string = true;
 		strcpy(buf, "NaN");
 		return 3;
 	}
 	if (isinf(d))
 	{
-		*is_string = *needs_annotation = true;
+		*is_string = true;
 		strcpy(buf, d > 0 ? "Infinity" : "-Infinity");
 		return d > 0 ? 8 : 9;
 	}
 	n = double_to_shortest_decimal_buf(d, buf);
 	if (d == floor(d))
 	{
-		*needs_annotation = true;
+		/* a whole number gets ".0", so that a JSON reader keeps it a Double (as the service writes it) */
 		if (memchr(buf, '.', n) == NULL && memchr(buf, 'e', n) == NULL)
 		{
 			buf[n++] = '.';
@@ -446,6 +445,21 @@ edm_format_datetime(int64 ticks, char *buf)
 	p = put_digits(p, rem % EDM_TICKS_PER_SECOND, 7);
 	*p++ = 'Z';
 	*p = '\0';
+}
+
+int
+edm_format_datetime_trimmed(int64 ticks, char *buf)
+{
+	int			n = EDM_DATETIME_TEXT_LEN - 1;	/* at the Z */
+
+	edm_format_datetime(ticks, buf);
+	while (buf[n - 1] == '0')
+		n--;
+	if (buf[n - 1] == '.')
+		n--;
+	buf[n] = 'Z';
+	buf[n + 1] = '\0';
+	return n + 1;
 }
 
 /* ---------- Guid ---------- */

@@ -80,10 +80,14 @@ extern EdmNumberScan edm_scan_number(const char *s, size_t len, size_t *end, boo
 
 extern EdmParse edm_parse_double(const char *s, size_t len, bool allow_special, double *out);
 extern int	edm_format_int64(int64 v, char *buf);
-extern int	edm_format_double(double d, char *buf, bool *is_string, bool *needs_annotation);
+/* Shortest round-trip text, whole numbers with ".0"; NaN and the infinities as the strings of the
+ * JSON form (*is_string). */
+extern int	edm_format_double(double d, char *buf, bool *is_string);
 
 extern EdmParse edm_parse_datetime(const char *s, size_t len, int64 *ticks);
 extern void edm_format_datetime(int64 ticks, char *buf);	/* 28 chars + NUL */
+/* The service's text: trailing fractional zeros dropped (…44Z, …44.123Z); returns the length. */
+extern int	edm_format_datetime_trimmed(int64 ticks, char *buf);
 extern int64 edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, int64 frac_ticks);
 
 extern int	edm_hexval(char c);	/* value of a hex digit, or -1 */

@@ -193,8 +193,31 @@ extern Entity *entity_from_json(const char *json, size_t len, TsError *err);
 extern Entity *entity_from_json_keys_apart(const char *json, size_t len, EntityKeys *keys,
 												   size_t *consumed, TsError *err);
 
-/* entity_json_out.c */
-#define ENTITY_JSON_FOR_JSONB	0x01	/* -0 as the string "-0": jsonb's numeric has no -0 */
+/* entity_json_out.c: the JSON text of values (the one owner of how each type is written) */
+#define ENTITY_JSON_FOR_JSONB		0x01	/* -0 as the string "-0": jsonb's numeric has no -0 */
+#define ENTITY_JSON_NO_ANNOTATIONS	0x02	/* no "@odata.type" members (nometadata) */
+
+typedef enum JsonValueKind
+{
+	JSON_VALUE_STRING,
+	JSON_VALUE_NUMBER,
+	JSON_VALUE_TRUE,
+	JSON_VALUE_FALSE
+} JsonValueKind;
+
+/* A property's JSON value: text (a string's raw, unescaped bytes) and whether it is annotated. */
+typedef struct PropForm
+{
+	JsonValueKind kind;
+	bool		annotate;		/* "<name>@odata.type" is needed where annotations are written */
+	const char *text;
+	size_t		len;
+	char		buf[128];		/* (a longer Binary's base64 is allocated) */
+} PropForm;
+
+extern void entity_prop_form(const PropRef *p, int options, PropForm *f);
+extern void entity_append_json_value(StringInfo out, const PropForm *f);
+extern void entity_append_annotation(StringInfo out, const char *name, size_t len, const char *type);
 extern void entity_append_json(StringInfo out, const EntityView *v, int options);
 extern void entity_append_prop_json(StringInfo out, const PropRef *p, int options);
 extern void entity_append_json_string(StringInfo out, const char *s, size_t len);

@@ -214,9 +214,10 @@ value_error(Parser *ps, const Member *m, EdmType type, EdmParse r)
 	char		ex[TS_EXCERPT_BUF];
 
 	ts_excerpt(ex, sizeof(ex), m->name, m->name_len);
+	/* (the service answers InvalidInput for an Int64 out of range, OutOfRangeInput for the rest) */
 	if (r == EDM_BAD_RANGE)
-		return ts_fail(ps->err, TSE_OUT_OF_RANGE, "the value of \"%s\" is out of range for %s",
-					   ex, edm_type_name(type));
+		return ts_fail(ps->err, type == EDM_INT64 ? TSE_INVALID_VALUE : TSE_OUT_OF_RANGE,
+					   "the value of \"%s\" is out of range for %s", ex, edm_type_name(type));
 	return ts_fail(ps->err, TSE_INVALID_VALUE, "the value of \"%s\" is not a valid %s",
 				   ex, edm_type_name(type));
 }
@@ -228,7 +229,7 @@ wrong_json_kind(Parser *ps, const Member *m, EdmType type)
 
 	ts_fail(ps->err, TSE_INVALID_TYPE, "the value of \"%s\" does not fit its type %s",
 			ts_excerpt(ex, sizeof(ex), m->name, m->name_len), edm_type_name(type));
-	ts_fail_detail(ps->err, "Int64, DateTime, Guid and Binary values are JSON strings; Int32 and Double are numbers; Boolean is true or false.");
+	ts_fail_detail(ps->err, "Int64, DateTime, Guid and Binary values are JSON strings; Int32 and Double are numbers (or strings of one); Boolean is true or false (or the string \"true\" or \"false\").");
 	return false;
 }
 
@@ -287,6 +288,17 @@ convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 				break;
 			}
 		case EDM_BOOLEAN:
+			/* an annotated Boolean may also be the string "true" or "false", in any letter case */
+			if (v->kind == JT_STRING)
+			{
+				if (v->len == 4 && pg_strncasecmp(v->p, "true", 4) == 0)
+					slot[0] = 1;
+				else if (v->len == 5 && pg_strncasecmp(v->p, "false", 5) == 0)
+					slot[0] = 0;
+				else
+					r = EDM_BAD_SYNTAX;
+				break;
+			}
 			if (v->kind != JT_TRUE && v->kind != JT_FALSE)
 				return wrong_json_kind(ps, m, type);
 			slot[0] = v->kind == JT_TRUE;

@@ -1,7 +1,7 @@
 /*
  * odata_lex.c - tokens of the $filter language: parentheses, property names, the lowercase
  * keywords (and or not eq ne gt ge lt le true false null) and typed literals: 'string' (a quote
- * doubled inside), 42 (Int32; Int64 when out of Int32 range), 42L, 1.5 / 2e10 (Double),
+ * doubled inside), 42 (Int32, which it must fit), 42L (Int64), 1.5 / 2e10 (Double),
  * datetime'...', guid'...', X'hex' and binary'hex'. Backend-free.
  *
  * Token positions are byte offsets; messages turn them into 1-based character positions.
@@ -159,14 +159,12 @@ number(OdLexer *lx, OdToken *tok)
 	}
 	else if (integer)
 	{
+		/* an unsuffixed integer is an Int32 and must fit one, as on the service (Int64 needs L) */
 		tok->lit.type = EDM_INT32;
 		r = edm_parse_int32(lx->s + start, i - start, &tok->lit.i32);
-		if (r == EDM_BAD_RANGE)
-		{
-			/* beyond Int32 without an L suffix: an Int64 literal */
-			tok->lit.type = EDM_INT64;
-			r = edm_parse_int64(lx->s + start, i - start, &tok->lit.i64);
-		}
+		if (r == EDM_BAD_RANGE && is_delimiter(lx, i))
+			return lex_error(lx, start, "Unrecognized 'Edm.Int32' literal",
+							 "An integer literal without the L suffix must fit Int32; write an Int64 literal as 42L.");
 	}
 	else
 	{

@@ -168,8 +168,7 @@ static void
 lit_float8(OdFilter *f, StringInfo out, double d, bool whole)
 {
 	char		buf[EDM_DOUBLE_TEXT_MAX + 8];
-	bool		is_string,
-				annotate;
+	bool		is_string;
 
 	if (f->param_base >= 0)
 	{
@@ -179,7 +178,7 @@ lit_float8(OdFilter *f, StringInfo out, double d, bool whole)
 	if (whole)
 		edm_format_int64((int64) d, buf);
 	else
-		edm_format_double(d, buf, &is_string, &annotate);
+		edm_format_double(d, buf, &is_string);
 	append_typed(out, buf, "float8");
 }
 
@@ -291,20 +290,16 @@ emit_timestamp_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 
 /* String, Guid, Binary: the typed accessor, plus a type test where a mismatch is true. */
 static void
-emit_typed_accessor_cmp(OdFilter *f, StringInfo out, const OdNode *n, const char *accessor,
-						const char *collate)
+emit_typed_accessor_cmp(OdFilter *f, StringInfo out, const OdNode *n, const char *accessor)
 {
 	bool		arm = mismatch_result(n->op);
 
 	if (arm)
 		appendStringInfoChar(out, '(');
 	append_accessor(out, accessor, n);
-	appendStringInfo(out, "%s %s ", collate, op_sql[n->op]);
+	appendStringInfo(out, " %s ", op_sql[n->op]);
 	if (n->lit.type == EDM_STRING)
-	{
-		lit_text(f, out, n->lit.str, n->lit.len);
-		appendStringInfoString(out, collate);
-	}
+		lit_bytes(f, out, PK_BYTEA, (const uint8 *) n->lit.str, n->lit.len);
 	else if (n->lit.type == EDM_GUID)
 		lit_bytes(f, out, PK_UUID, n->lit.guid, 16);
 	else
@@ -323,13 +318,14 @@ emit_custom_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 	switch (n->lit.type)
 	{
 		case EDM_STRING:
-			emit_typed_accessor_cmp(f, out, n, "prop_string", " COLLATE \"C\"");
+			/* the String's UTF-8 bytes as bytea: ordinal order, and any String (U+0000 too) */
+			emit_typed_accessor_cmp(f, out, n, "filter_key_string");
 			return;
 		case EDM_GUID:
-			emit_typed_accessor_cmp(f, out, n, "prop_guid", "");
+			emit_typed_accessor_cmp(f, out, n, "prop_guid");
 			return;
 		case EDM_BINARY:
-			emit_typed_accessor_cmp(f, out, n, "prop_binary", "");
+			emit_typed_accessor_cmp(f, out, n, "prop_binary");
 			return;
 		case EDM_INT32:
 			append_accessor(out, "filter_key_int32", n);

@@ -38,6 +38,23 @@ ts_error_description(TsErrorCode code)
 	return error_info[code].description;
 }
 
+void
+ts_vformat(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int			n = vsnprintf(buf, size, fmt, ap);
+
+	if (n >= 0 && (size_t) n < size)
+		return;
+	/* cut: end on a character boundary, never inside a UTF-8 sequence, and say so */
+	{
+		size_t		end = size - 4;
+
+		while (end > 0 && ((unsigned char) buf[end] & 0xC0) == 0x80)
+			end--;
+		memcpy(buf + end, "...", 4);
+	}
+}
+
 bool
 ts_fail(TsError *err, TsErrorCode code, const char *fmt,...)
 {
@@ -48,7 +65,7 @@ ts_fail(TsError *err, TsErrorCode code, const char *fmt,...)
 	err->code = code;
 	err->detail[0] = '\0';
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	ts_vformat(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return false;
 }
@@ -59,7 +76,7 @@ ts_fail_detail(TsError *err, const char *fmt,...)
 	va_list		ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
+	ts_vformat(err->detail, sizeof(err->detail), fmt, ap);
 	va_end(ap);
 }
 

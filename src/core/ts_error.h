@@ -10,6 +10,8 @@
 
 #include "ts_core.h"
 
+#include <stdarg.h>
+
 /*				 enum						 SQLSTATE  service code					 what it means */
 #define TS_ERROR_TABLE(X) \
 	X(TSE_INVALID_INPUT,		"TSB00", "InvalidInput", "an argument is malformed") \
@@ -18,7 +20,7 @@
 	X(TSE_INVALID_TYPE,			"TSB03", "InvalidInput", "an odata.type annotation is unknown, misplaced or does not fit its value") \
 	X(TSE_INVALID_VALUE,		"TSB04", "InvalidInput", "a value does not parse as its type") \
 	X(TSE_INVALID_BINARY,		"TSB05", "InvalidInput", "binary entity data is malformed or not canonical") \
-	X(TSE_OUT_OF_RANGE,			"TSB06", "OutOfRangeInput", "a number or DateTime is outside its type's range") \
+	X(TSE_OUT_OF_RANGE,			"TSB06", "OutOfRangeInput", "an Int32, Double or DateTime value is outside its type's range (an Int64 out of range is TSB04)") \
 	X(TSE_NAME_INVALID,			"TSB07", "PropertyNameInvalid", "a property name breaks the identifier rules or is reserved") \
 	X(TSE_NAME_TOO_LONG,		"TSB08", "PropertyNameTooLong", "a property name is longer than 255 characters") \
 	X(TSE_DUPLICATE_PROPERTY,	"TSB09", "DuplicatePropertiesSpecified", "a property is given twice") \
@@ -39,7 +41,7 @@
 	X(TSE_FILTER_TOO_COMPLEX,	"TSF02", "InvalidInput", "a $filter has more comparisons than tablestore.max_filter_comparisons") \
 	X(TSE_FILTER_UNSUPPORTED,	"TSF03", "InvalidInput", "a $filter compares two properties or two literals") \
 	X(TSE_QUERY_ARG,			"TSQ01", "InvalidInput", "$select, $top or a continuation is invalid") \
-	X(TSE_RESOURCE_NOT_FOUND,	"TSN01", "ResourceNotFound", "the entity does not exist") \
+	X(TSE_RESOURCE_NOT_FOUND,	"TSN01", "ResourceNotFound", "the entity does not exist (or, for drop_table, the table)") \
 	X(TSE_TABLE_NOT_FOUND,		"TSN02", "TableNotFound", "the table does not exist") \
 	X(TSE_ENTITY_EXISTS,		"TSC01", "EntityAlreadyExists", "an entity with these keys exists") \
 	X(TSE_TABLE_EXISTS,			"TSC02", "TableAlreadyExists", "a table of this name (ignoring case) exists") \
@@ -56,7 +58,7 @@ typedef enum TsErrorCode
 	TSE__COUNT
 } TsErrorCode;
 
-#define TS_ERROR_TEXT_MAX 240
+#define TS_ERROR_TEXT_MAX 512
 
 /* An error found by code that does not throw; pos is a 1-based character position or 0. */
 typedef struct TsError
@@ -70,6 +72,12 @@ typedef struct TsError
 extern const char *ts_error_sqlstate(TsErrorCode code);
 extern const char *ts_error_service_code(TsErrorCode code);
 extern const char *ts_error_description(TsErrorCode code);
+
+/*
+ * vsnprintf into buf; text that does not fit is cut on a character boundary (never inside a
+ * UTF-8 sequence) and ends with "...".
+ */
+extern void ts_vformat(char *buf, size_t size, const char *fmt, va_list ap);
 
 /* Record an error (the first one wins); always returns false so callers can "return ts_fail(...)". */
 extern bool ts_fail(TsError *err, TsErrorCode code, const char *fmt,...) pg_attribute_printf(3, 4);

@@ -4,6 +4,8 @@
  * 1. batch_parse.c reads and checks the whole operations document before anything is written:
  *    at most 4 MiB of JSON, at most 100 operations, each well formed, one PartitionKey. Then
  *    each (PartitionKey, RowKey) must appear once. Errors name the operation's 0-based index.
+ *    Every key of the batch, present or absent, is then locked in one fixed order (lock_keys),
+ *    so that batches over the same keys queue and never deadlock.
  * 2. In an internal subtransaction of the caller's transaction, one statement locks the rows
  *    that exist, in key order (FOR UPDATE), and returns their ETags. An insert-only batch skips
  *    this: the primary key finds an entity that exists.
@@ -13,7 +15,9 @@
  *    batch where it applies, else each through its kind's prepared statement. Every wait is thus
  *    in ascending key order, and overlapping batches queue instead of deadlocking.
  * Any error rolls the subtransaction back (nothing of the batch remains) and is raised again as
- * "operation N: ...", keeping its SQLSTATE (so 40001 and 40P01 stay retryable).
+ * "operation N: ...", keeping its SQLSTATE (so 40001 and 40P01 stay retryable). When a write
+ * fails, the operations are run again in request order (and rolled back) to name the first that
+ * fails, as the service does: the writes ran in key order.
  */
 #include "batch.h"
 
@@ -28,6 +32,11 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+
+#include <xxhash.h>
 
 /* Sort by RowKey (one PartitionKey), then by request order. */
 static int
@@ -184,34 +193,111 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 }
 
 /*
- * An insert-only batch skips step 2, so a key that exists is found by the primary key when the
- * insert runs, in key order. The operation to name is the first in request order whose key
- * exists: probe them (after the rollback; this is the error path only).
+ * Step 0: every key of the batch, present or absent, is locked before anything else, in one
+ * fixed order, so that concurrent batches over overlapping keys queue instead of deadlocking
+ * (a batch could otherwise hold rows that exist and wait for a key another batch has just
+ * inserted). The locks are transaction-level locks in the advisory lock space of the database,
+ * with a class of their own (pg_locks: locktype advisory, objsubid TS_KEY_LOCK_CLASS) and the
+ * 64-bit hash of (table, PartitionKey, RowKey) as their id; they are taken outside the batch's
+ * subtransaction and held until the transaction ends. Ordering by that id rather than by key
+ * also keeps two keys that share an id (a hash collision) from being taken in two orders.
+ */
+#define TS_KEY_LOCK_CLASS 0x7473
+
+static int
+lock_id_cmp(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+lock_keys(const TsTable *t, BatchOp *ops, int n)
+{
+	uint64	   *ids = palloc(sizeof(uint64) * n);
+
+	for (int i = 0; i < n; i++)
+	{
+		uint64		h = XXH3_64bits_withSeed(VARDATA_ANY(ops[i].pk), VARSIZE_ANY_EXHDR(ops[i].pk), t->relid);
+
+		ids[i] = XXH3_64bits_withSeed(VARDATA_ANY(ops[i].rk), VARSIZE_ANY_EXHDR(ops[i].rk), h);
+	}
+	qsort(ids, n, sizeof(uint64), lock_id_cmp);
+	for (int i = 0; i < n; i++)
+	{
+		LOCKTAG		tag;
+
+		if (i > 0 && ids[i] == ids[i - 1])
+			continue;
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (ids[i] >> 32), (uint32) ids[i], TS_KEY_LOCK_CLASS);
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	}
+	pfree(ids);
+}
+
+/*
+ * Whether an error from the writes (step 4) may depend on the order the writes ran in (a
+ * constraint, a trigger, a merged size): then the operations are run again in request order to
+ * find the first that fails, as the service would report it. Cancels, resource and system
+ * errors, serialization failures and deadlocks are raised as they are.
+ */
+static bool
+order_dependent(const ErrorData *edata)
+{
+	int			class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
+
+	return class != ERRCODE_TO_CATEGORY(ERRCODE_T_R_SERIALIZATION_FAILURE) &&
+		class != ERRCODE_TO_CATEGORY(ERRCODE_INSUFFICIENT_RESOURCES) &&
+		class != ERRCODE_TO_CATEGORY(ERRCODE_PROGRAM_LIMIT_EXCEEDED) &&
+		class != ERRCODE_TO_CATEGORY(ERRCODE_OPERATOR_INTERVENTION) &&
+		class != ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) &&
+		class != ERRCODE_TO_CATEGORY(ERRCODE_INTERNAL_ERROR);
+}
+
+/*
+ * The writes failed (in key order) at operation fallback: run every operation again, in request
+ * order, in a subtransaction that is always rolled back, and return the index of the first that
+ * fails, with its error in *edata. When none fails this way, fallback and its error stand.
  */
 static int
-first_existing_insert(const TsTable *t, BatchOp *ops, int n, int fallback)
+first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallback, ErrorData **edata)
 {
-	int			found = fallback;
+	MemoryContext outer = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile int failed = fallback;
+	volatile int i = 0;
 
-	ts_spi_begin();
-	for (int i = 0; i < n && i < fallback; i++)
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(outer);
+	PG_TRY();
 	{
-		Datum		args[2] = {PointerGetDatum(ops[i].pk), PointerGetDatum(ops[i].rk)};
-
-		if (SPI_execute_plan(ts_plan_get(t, PLAN_EXISTS), args, NULL, true, 1) == SPI_OK_SELECT &&
-			SPI_processed > 0)
+		ts_spi_begin();
+		for (i = 0; i < n; i++)
 		{
-			found = i;
-			break;
+			CHECK_FOR_INTERRUPTS();
+			(void) run_statement(t, &ops[i]);
 		}
+		ts_spi_end();
 	}
-	ts_spi_end();
-	return found;
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(outer);
+		*edata = CopyErrorData();
+		FlushErrorState();
+		failed = i;
+	}
+	PG_END_TRY();
+	RollbackAndReleaseCurrentSubTransaction();
+	MemoryContextSwitchTo(outer);
+	CurrentResourceOwner = owner;
+	return failed;
 }
 
 /* An error from step 2 on, raised again for the operation it belongs to. */
 static void
-rethrow_for_operation(ErrorData *edata, const TsTable *t, BatchOp *ops, int n, int index, bool locked)
+rethrow_for_operation(ErrorData *edata, const TsTable *t, BatchOp *ops, int index)
 {
 	char		prefix[TS_OPERATION_PREFIX_BUF];
 
@@ -219,11 +305,7 @@ rethrow_for_operation(ErrorData *edata, const TsTable *t, BatchOp *ops, int n, i
 		ReThrowError(edata);
 	if (edata->sqlerrcode == ERRCODE_UNIQUE_VIOLATION && ops[index].kind == OP_INSERT &&
 		ts_table_is_primary_key(t, edata->constraint_name))
-	{
-		if (!locked)
-			index = first_existing_insert(t, ops, n, index);
 		batch_op_error(index, TSE_ENTITY_EXISTS, "the entity %s already exists", ts_keys_excerpt(ops[index].pk, ops[index].rk));
-	}
 	ereport(ERROR,
 			(errcode(edata->sqlerrcode),
 			 errmsg("%s%s", ts_operation_prefix(prefix, index), edata->message),
@@ -292,6 +374,7 @@ execute_batch(text *tbl, const char *doc, size_t len)
 					 ts_keys_excerpt(sorted[i]->pk, sorted[i]->rk), sorted[i - 1]->index);
 	}
 
+	lock_keys(&t, ops, n);		/* step 0 */
 	op_cxt = AllocSetContextCreate(outer, "tablestore batch operation", ALLOCSET_DEFAULT_SIZES);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(outer);
@@ -346,7 +429,10 @@ execute_batch(text *tbl, const char *doc, size_t len)
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(outer);
 		CurrentResourceOwner = owner;
-		rethrow_for_operation(edata, &t, ops, n, failed, !inserts_only);
+		/* a write failed: name the first operation that fails in request order, as the service does */
+		if (failed >= 0 && order_dependent(edata))
+			failed = first_failing_in_request_order(&t, ops, n, failed, &edata);
+		rethrow_for_operation(edata, &t, ops, failed);
 	}
 	PG_END_TRY();
 	MemoryContextDelete(op_cxt);

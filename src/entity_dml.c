@@ -13,6 +13,7 @@
 #include "fast_path.h"
 #include "funcapi.h"
 #include "select_list.h"
+#include "stamp.h"
 #include "entity_sql.h"
 #include "ts_support.h"
 #include "access/relation.h"
@@ -101,20 +102,39 @@ current_etag(const TsTable *t, text *pk, text *rk)
 	return isnull ? NULL : (text *) DatumGetPointer(SPI_datumTransfer(d, false, -1));
 }
 
-/*
- * After a conditional SQL write touched nothing: the entity is missing, its ETag is not the
- * If-Match value, or (it exists and matches) a BEFORE ROW trigger cancelled the write.
- */
-static void
-raise_missing_or_condition(const TsTable *t, text *pk, text *rk, IfMatch im, text *if_match)
-{
-	text	   *etag = current_etag(t, pk, rk);
+/* How often a conditional statement is run again after losing a race (see below). */
+#define LOST_RACE_RETRIES 3
 
-	if (etag == NULL)
-		raise_not_found(pk, rk);
-	if (im == IF_MATCH_ETAG && ts_key_cmp(etag, if_match) != 0)
-		raise_condition_failed(pk, rk);
-	ts_raise_write_cancelled(NULL);
+/*
+ * A conditional SQL write (kind) touched nothing: run it again while the entity exists, matches,
+ * and no trigger of the user's could have cancelled the write - the statement then only lost a
+ * race (it ran on a snapshot without the entity, or the version it found was deleted and the
+ * entity inserted again). Otherwise raise what is true: ResourceNotFound, UpdateConditionNotSatisfied,
+ * or "a trigger cancelled the write". Returns the new ETag (NULL for a delete that succeeded).
+ */
+static text *
+rerun_or_raise(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, text *pk, text *rk,
+			   IfMatch im, text *if_match, CmdType cmd)
+{
+	for (int attempt = 0;; attempt++)
+	{
+		text	   *etag = current_etag(t, pk, rk);
+
+		if (etag == NULL)
+			raise_not_found(pk, rk);
+		if (im == IF_MATCH_ETAG && ts_key_cmp(etag, if_match) != 0)
+			raise_condition_failed(pk, rk);
+		if (stamp_user_row_trigger(t->relid, cmd))
+			ts_raise_write_cancelled(NULL);
+		if (attempt == LOST_RACE_RETRIES)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not write the entity %s: it changed concurrently", ts_keys_excerpt(pk, rk)),
+					 errhint("Retry the operation.")));
+		etag = run_returning_text(t, kind, args, nargs);
+		if (etag != NULL)		/* (a delete returns the deleted row's ETag) */
+			return etag;
+	}
 }
 
 /* The outcome of a fast-path write that did not succeed. */
@@ -208,6 +228,8 @@ conditional_update(FunctionCallInfo fcinfo, TsPlanKind any_kind, TsPlanKind if_k
 	Datum		args[4];
 	text	   *etag;
 	FastResult	r;
+	TsPlanKind	kind;
+	int			nargs;
 
 	ts_require_arg(fcinfo, 0, "tbl");
 	ts_require_arg(fcinfo, 1, "entity");
@@ -227,9 +249,11 @@ conditional_update(FunctionCallInfo fcinfo, TsPlanKind any_kind, TsPlanKind if_k
 		PG_RETURN_TEXT_P(etag);
 	}
 	ts_spi_begin();
-	etag = run_returning_text(&t, im == IF_MATCH_ANY ? any_kind : if_kind, args, im == IF_MATCH_ANY ? 3 : 4);
+	kind = im == IF_MATCH_ANY ? any_kind : if_kind;
+	nargs = im == IF_MATCH_ANY ? 3 : 4;
+	etag = run_returning_text(&t, kind, args, nargs);
 	if (etag == NULL)
-		raise_missing_or_condition(&t, ea.pk, ea.rk, im, PG_GETARG_TEXT_PP(2));
+		etag = rerun_or_raise(&t, kind, args, nargs, ea.pk, ea.rk, im, PG_GETARG_TEXT_PP(2), CMD_UPDATE);
 	ts_spi_end();
 	PG_RETURN_TEXT_P(etag);
 }
@@ -314,7 +338,8 @@ tablestore_delete_entity(PG_FUNCTION_ARGS)
 	ts_spi_begin();
 	if (run_returning_text(&t, im == IF_MATCH_ANY ? PLAN_DELETE_ANY : PLAN_DELETE_IF, args,
 						   im == IF_MATCH_ANY ? 2 : 3) == NULL)
-		raise_missing_or_condition(&t, pk, rk, im, PG_GETARG_TEXT_PP(3));
+		(void) rerun_or_raise(&t, im == IF_MATCH_ANY ? PLAN_DELETE_ANY : PLAN_DELETE_IF, args,
+							  im == IF_MATCH_ANY ? 2 : 3, pk, rk, im, PG_GETARG_TEXT_PP(3), CMD_DELETE);
 	ts_spi_end();
 	PG_RETURN_VOID();
 }

@@ -181,30 +181,40 @@ static bool
 find_and_lock(Relation rel, Relation idx, text *pk, text *rk, LockTupleMode lockmode,
 			  TupleTableSlot *slot)
 {
-	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
-	IndexScanDesc scan;
-	ScanKeyData sk[2];
-	bool		found;
-
-	init_pk_scankeys(sk, idx, pk, rk);
-	scan = index_beginscan(rel, idx, snap, 2, 0);
-	index_rescan(scan, sk, 2, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
-	index_endscan(scan);
-	if (found)
+	/*
+	 * A version deleted while we waited for its lock may have been followed by a new insert of
+	 * the entity: look again with a newer snapshot, a bounded number of times.
+	 */
+	for (int attempt = 0;; attempt++)
 	{
+		Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
+		IndexScanDesc scan;
+		ScanKeyData sk[2];
+		bool		found;
 		TM_FailureData tmfd;
-		TM_Result	res;
+		TM_Result	res = TM_Ok;
 
-		res = table_tuple_lock(rel, &slot->tts_tid, snap, slot, GetCurrentCommandId(false),
-							   lockmode, LockWaitBlock, TUPLE_LOCK_FLAG_FIND_LAST_VERSION, &tmfd);
-		if (res == TM_Deleted)
-			found = false;		/* deleted meanwhile: as UPDATE finds no row */
-		else if (res != TM_Ok)
+		init_pk_scankeys(sk, idx, pk, rk);
+		scan = index_beginscan(rel, idx, snap, 2, 0);
+		index_rescan(scan, sk, 2, NULL, 0);
+		found = index_getnext_slot(scan, ForwardScanDirection, slot);
+		index_endscan(scan);
+		if (found)
+			res = table_tuple_lock(rel, &slot->tts_tid, snap, slot, GetCurrentCommandId(false),
+								   lockmode, LockWaitBlock, TUPLE_LOCK_FLAG_FIND_LAST_VERSION, &tmfd);
+		UnregisterSnapshot(snap);
+		if (!found)
+			return false;
+		if (res == TM_Ok)
+			return true;
+		if (res != TM_Deleted)
 			elog(ERROR, "tablestore: unexpected result %d locking an entity", (int) res);
+		if (attempt == 3)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not lock the entity: it changed concurrently"),
+					 errhint("Retry the operation.")));
 	}
-	UnregisterSnapshot(snap);
-	return found;
 }
 
 /* Executor state for one write, as logical replication's apply worker builds it. */

@@ -3,6 +3,14 @@
  */
 #include "stamp.h"
 
+#include "access/genam.h"
+#include "access/relation.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "executor/tuptable.h"
+#include "storage/lmgr.h"
+#include "utils/fmgroids.h"
+#include "utils/snapmgr.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
@@ -41,6 +49,66 @@ stamp_time(const TimestampTz *prev)
 	TimestampTz now = GetCurrentTimestamp();
 
 	return (prev && *prev > now) ? *prev : now;
+}
+
+/*
+ * Before an INSERT is stamped: wait for every transaction still writing a version of its keys (an
+ * insert or a delete in progress), then return the latest Timestamp of a version still there (the
+ * insert will then fail on the key). Stamping after the wait keeps a re-inserted entity's
+ * Timestamp later than its deleted version's, which a reader that syncs on "Timestamp gt ..."
+ * relies on; stamped before it, the Timestamp would be taken before the key was free.
+ */
+static bool
+wait_for_key_writers(Relation rel, Datum pk, Datum rk, TimestampTz *latest)
+{
+	Oid			pk_index = RelationGetPrimaryKeyIndex(rel);
+	Relation	idx;
+	TupleTableSlot *slot;
+	SnapshotData dirty;
+	ScanKeyData sk[2];
+	bool		found = false;
+
+	if (!OidIsValid(pk_index))
+		return false;
+	idx = index_open(pk_index, AccessShareLock);
+	slot = table_slot_create(rel, NULL);
+	InitDirtySnapshot(dirty);
+	ScanKeyEntryInitialize(&sk[0], 0, 1, BTEqualStrategyNumber, InvalidOid, idx->rd_indcollation[0], F_TEXTEQ, pk);
+	ScanKeyEntryInitialize(&sk[1], 0, 2, BTEqualStrategyNumber, InvalidOid, idx->rd_indcollation[1], F_TEXTEQ, rk);
+	for (;;)
+	{
+		IndexScanDesc scan = index_beginscan(rel, idx, &dirty, 2, 0);
+		TransactionId xwait = InvalidTransactionId;
+
+		index_rescan(scan, sk, 2, NULL, 0);
+		while (index_getnext_slot(scan, ForwardScanDirection, slot))
+		{
+			TransactionId x = TransactionIdIsValid(dirty.xmin) ? dirty.xmin : dirty.xmax;
+
+			if (TransactionIdIsValid(x) && !TransactionIdIsCurrentTransactionId(x))
+			{
+				xwait = x;
+				break;
+			}
+			else
+			{
+				bool		isnull;
+				Datum		ts = slot_getattr(slot, Anum_tablestore_timestamp, &isnull);
+
+				if (!isnull && (!found || DatumGetTimestampTz(ts) > *latest))
+					*latest = DatumGetTimestampTz(ts);
+				found |= !isnull;
+			}
+		}
+		index_endscan(scan);
+		if (!TransactionIdIsValid(xwait))
+			break;
+		XactLockTableWait(xwait, rel, &slot->tts_tid, XLTW_InsertIndex);
+		found = false;
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(idx, AccessShareLock);
+	return found;
 }
 
 void
@@ -108,7 +176,12 @@ stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old_values, con
 		ts = stamp_time(&prev);
 	}
 	else
-		ts = stamp_time(NULL);
+	{
+		TimestampTz latest;
+
+		ts = wait_for_key_writers(rel, values[TS_COL_PK], values[TS_COL_RK], &latest) ?
+			stamp_time(&latest) : stamp_time(NULL);
+	}
 	values[TS_COL_TS] = TimestampTzGetDatum(ts);
 	nulls[TS_COL_TS] = false;
 	values[TS_COL_ETAG] = PointerGetDatum(etag_make(ts));
@@ -117,6 +190,40 @@ stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old_values, con
 
 /* The OID of tablestore.stamp(), learnt from the first trigger that has it. */
 static Oid	stamp_fn_oid = InvalidOid;
+
+static bool
+is_stamp_function(Oid fn)
+{
+	char	   *name;
+
+	if (fn == stamp_fn_oid)
+		return true;
+	name = get_func_name(fn);
+	if (name == NULL || strcmp(name, "stamp") != 0 ||
+		get_func_namespace(fn) != get_namespace_oid("tablestore", true))
+		return false;
+	stamp_fn_oid = fn;
+	return true;
+}
+
+bool
+stamp_user_row_trigger(Oid relid, CmdType cmd)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	TriggerDesc *td = rel->trigdesc;
+	bool		found = false;
+
+	for (int i = 0; td != NULL && i < td->numtriggers && !found; i++)
+	{
+		Trigger    *tg = &td->triggers[i];
+
+		found = TRIGGER_FOR_ROW(tg->tgtype) && TRIGGER_FOR_BEFORE(tg->tgtype) &&
+			(cmd == CMD_DELETE ? TRIGGER_FOR_DELETE(tg->tgtype) : TRIGGER_FOR_UPDATE(tg->tgtype)) &&
+			!is_stamp_function(tg->tgfoid);
+	}
+	relation_close(rel, AccessShareLock);
+	return found;
+}
 
 bool
 stamp_trigger_only(Relation rel)
@@ -131,14 +238,5 @@ stamp_trigger_only(Relation rel)
 	if (tg->tgenabled != TRIGGER_FIRES_ON_ORIGIN || tg->tgtype != type || tg->tgnargs != 0 ||
 		tg->tgqual != NULL || tg->tgisinternal)
 		return false;
-	if (tg->tgfoid != stamp_fn_oid)
-	{
-		char	   *name = get_func_name(tg->tgfoid);
-
-		if (name == NULL || strcmp(name, "stamp") != 0 ||
-			get_func_namespace(tg->tgfoid) != get_namespace_oid("tablestore", true))
-			return false;
-		stamp_fn_oid = tg->tgfoid;
-	}
-	return true;
+	return is_stamp_function(tg->tgfoid);
 }

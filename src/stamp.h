@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "datatype/timestamp.h"
+#include "nodes/nodes.h"
 #include "utils/relcache.h"
 
 /*
@@ -33,5 +34,11 @@ extern void stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old
  * trigger, a disabled stamp trigger or a replica session: no, fire the triggers.
  */
 extern bool stamp_trigger_only(Relation rel);
+
+/*
+ * Has the table a BEFORE ROW trigger for cmd (CMD_UPDATE or CMD_DELETE) other than
+ * tablestore.stamp, that is, one that could cancel such a write by returning NULL?
+ */
+extern bool stamp_user_row_trigger(Oid relid, CmdType cmd);
 
 #endif							/* TS_STAMP_H */

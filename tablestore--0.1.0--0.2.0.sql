@@ -17,3 +17,62 @@ AS 'MODULE_PATHNAME', 'tablestore_filter_key_string' LANGUAGE C IMMUTABLE STRICT
 
 COMMENT ON FUNCTION tablestore.filter_key_string(tablestore.entity, text) IS
 'Key for $filter comparisons with String literals: the String''s UTF-8 bytes (ordinal order; U+0000 too), NULL when absent or not a String';
+
+--------------------------------------------------------------------------------------------------
+-- The REST protocol's calls (tablestore-gateway calls one function per request; doc/gateway.md)
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.rest_create_table(body text, metadata text DEFAULT NULL, base text DEFAULT NULL,
+	account text DEFAULT NULL, OUT table_name text, OUT body text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_create_table' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.rest_create_table(text, text, text, text) IS
+'REST Create Table: the request body {"TableName": ...}; the created name and the answer''s body at the metadata level';
+
+CREATE FUNCTION tablestore.rest_query_tables(filter text DEFAULT NULL, top int DEFAULT NULL, next_table_name text DEFAULT NULL,
+	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL,
+	OUT body text, OUT next_table_name text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_query_tables' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.rest_query_tables(text, int, text, text, text, text) IS
+'REST Query Tables: one page of tables ($filter on TableName, $top, NextTableName) as the answer''s body';
+
+CREATE FUNCTION tablestore.rest_insert_entity(tbl text, body text, echo bool DEFAULT true, metadata text DEFAULT NULL,
+	base text DEFAULT NULL, account text DEFAULT NULL,
+	OUT etag text, OUT partition_key text, OUT row_key text, OUT body text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_insert_entity' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.rest_insert_entity(text, text, bool, text, text, text) IS
+'REST Insert Entity: the new ETag, the keys, and (echo) the stored entity as the answer''s body';
+
+CREATE FUNCTION tablestore.rest_write_entity(tbl text, partition_key text, row_key text, body text, merge bool,
+	if_match text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_rest_write_entity' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.rest_write_entity(text, text, text, text, bool, text) IS
+'REST Update/Merge Entity under If-Match, or Insert Or Replace/Merge without one; keys from the URL; returns the new ETag';
+
+CREATE FUNCTION tablestore.rest_get_entity(tbl text, partition_key text, row_key text, "select" text DEFAULT NULL,
+	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL, OUT etag text, OUT body text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_get_entity' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.rest_get_entity(text, text, text, text, text, text, text) IS
+'REST point read: the entity''s ETag and the answer''s body at the metadata level';
+
+CREATE FUNCTION tablestore.rest_query_entities(tbl text, filter text DEFAULT NULL, "select" text DEFAULT NULL,
+	top int DEFAULT NULL, next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL,
+	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL,
+	OUT body text, OUT next_partition_key text, OUT next_row_key text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_query_entities' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.rest_query_entities(text, text, text, int, text, text, text, text, text) IS
+'REST Query Entities: one page as the answer''s body, and the continuation (NULL on the last page)';
+
+CREATE FUNCTION tablestore.rest_batch(tbl text, operations text, metadata text DEFAULT NULL, base text DEFAULT NULL,
+	account text DEFAULT NULL)
+RETURNS TABLE (etag text, body text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_batch' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.rest_batch(text, text, text, text, text) IS
+'REST $batch: one changeset as execute_batch''s document (keys beside entities, echo); one row per operation';

@@ -128,8 +128,8 @@ raise_nothing_written(BatchOp *op)
 	ts_raise_write_cancelled(ts_operation_prefix(prefix, op->index));
 }
 
-/* Run one operation through its kind's prepared statement; returns the ETag (NULL for a delete). */
-static text *
+/* Run one operation through its kind's prepared statement; its result goes to op->result. */
+static void
 run_statement(const TsTable *t, BatchOp *op)
 {
 	static const TsPlanKind kinds[] = {
@@ -145,27 +145,26 @@ run_statement(const TsTable *t, BatchOp *op)
 	if (SPI_processed == 0)
 		raise_nothing_written(op);
 	if (op->kind == OP_DELETE)
-		return NULL;
-	return (text *) DatumGetPointer(SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0],
-																	 SPI_tuptable->tupdesc, 1, &isnull),
-													  false, -1));
+		return;
+	op->result.etag = (text *) DatumGetPointer(SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0],
+																			   SPI_tuptable->tupdesc, 1, &isnull),
+																 false, -1));
+	op->result.ts = DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 }
 
 /* Run one operation on the direct path; an upsert of a row that did not exist takes its statement. */
-static text *
+static void
 run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 {
-	text	   *etag = NULL;
 	bool		merge = op->kind == OP_MERGE || op->kind == OP_UPSERT_MERGE;
 	FastResult	r = FAST_OK;
 
 	switch (op->kind)
 	{
 		case OP_INSERT:
-			etag = fast_batch_insert(fb, op->pk, op->rk, op->props);
-			if (etag == NULL)
+			if (!fast_batch_insert(fb, op->pk, op->rk, op->props, &op->result))
 				raise_nothing_written(op);
-			return etag;
+			return;
 		case OP_DELETE:
 			r = fast_batch_delete(fb, op->pk, op->rk);
 			break;
@@ -179,17 +178,17 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 					ts_spi_begin();
 					*spi_connected = true;
 				}
-				return run_statement(t, op);
+				run_statement(t, op);
+				return;
 			}
 			/* FALLTHROUGH */
 		default:
-			r = fast_batch_update(fb, op->pk, op->rk, op->props, merge, &etag);
+			r = fast_batch_update(fb, op->pk, op->rk, op->props, merge, &op->result);
 	}
 	if (r == FAST_NOT_FOUND)
 		batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", ts_keys_excerpt(op->pk, op->rk));
 	if (r == FAST_CANCELLED)
 		raise_nothing_written(op);
-	return etag;
 }
 
 /*
@@ -277,7 +276,7 @@ first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallba
 		for (i = 0; i < n; i++)
 		{
 			CHECK_FOR_INTERRUPTS();
-			(void) run_statement(t, &ops[i]);
+			run_statement(t, &ops[i]);
 		}
 		ts_spi_end();
 	}
@@ -324,12 +323,12 @@ result_document(BatchOp *ops, int n)
 	for (int i = 0; i < n; i++)
 	{
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		if (ops[i].etag != NULL)
+		if (ops[i].result.etag != NULL)
 		{
 			JsonbValue	v = {.type = jbvString};
 
-			v.val.string.len = VARSIZE_ANY_EXHDR(ops[i].etag);
-			v.val.string.val = VARDATA_ANY(ops[i].etag);
+			v.val.string.len = VARSIZE_ANY_EXHDR(ops[i].result.etag);
+			v.val.string.val = VARDATA_ANY(ops[i].result.etag);
 			pushJsonbValue(&state, WJB_KEY, &key);
 			pushJsonbValue(&state, WJB_VALUE, &v);
 		}
@@ -338,11 +337,10 @@ result_document(BatchOp *ops, int n)
 	return JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL)));
 }
 
-/* Run the batch in the operations document doc (JSON text); returns the result document. */
-static Datum
-execute_batch(text *tbl, const char *doc, size_t len)
+BatchOp *
+batch_run(const TsTable *tp, const char *doc, size_t len, int *nops)
 {
-	TsTable		t;
+	TsTable		t = *tp;
 	int			n;
 	BatchOp    *ops;
 	BatchOp   **sorted;
@@ -352,8 +350,6 @@ execute_batch(text *tbl, const char *doc, size_t len)
 	MemoryContext op_cxt;
 	ResourceOwner owner = CurrentResourceOwner;
 	volatile int current = -1;
-
-	ts_table_resolve(tbl, &t);
 
 	/* Step 1: everything checked before anything is written. */
 	ops = batch_parse(doc, len, &n);
@@ -398,14 +394,17 @@ execute_batch(text *tbl, const char *doc, size_t len)
 		{
 			BatchOp    *op = sorted[i];
 			MemoryContext old;
-			text	   *etag;
 
 			CHECK_FOR_INTERRUPTS();
 			current = op->index;
 			old = MemoryContextSwitchTo(op_cxt);
-			etag = fb ? run_direct(&t, fb, op, &spi_connected) : run_statement(&t, op);
+			if (fb)
+				run_direct(&t, fb, op, &spi_connected);
+			else
+				run_statement(&t, op);
 			MemoryContextSwitchTo(outer);
-			op->etag = etag ? DatumGetTextPCopy(PointerGetDatum(etag)) : NULL;
+			if (op->result.etag)
+				op->result.etag = DatumGetTextPCopy(PointerGetDatum(op->result.etag));
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(op_cxt);
 		}
@@ -436,7 +435,20 @@ execute_batch(text *tbl, const char *doc, size_t len)
 	}
 	PG_END_TRY();
 	MemoryContextDelete(op_cxt);
+	*nops = n;
+	return ops;
+}
 
+/* Run the batch of the SQL function: the table by name, the result as jsonb. */
+static Datum
+execute_batch(text *tbl, const char *doc, size_t len)
+{
+	TsTable		t;
+	BatchOp    *ops;
+	int			n;
+
+	ts_table_resolve(tbl, &t);
+	ops = batch_run(&t, doc, len, &n);
 	return result_document(ops, n);
 }
 

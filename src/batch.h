@@ -8,6 +8,8 @@
 #include "postgres.h"
 
 #include "entity.h"
+#include "stamp.h"
+#include "ts_table.h"
 
 #define BATCH_MAX_OPERATIONS 100
 #define BATCH_MAX_BYTES (4 * 1024 * 1024)
@@ -30,18 +32,30 @@ typedef struct BatchOp
 	text	   *rk;
 	Entity	   *props;			/* the entity without its keys */
 	text	   *if_match;		/* NULL: none or "*" */
+	bool		echo;			/* an insert whose entity the REST answer returns (rest_batch) */
 	bool		exists;			/* found and locked before the writes */
 	text	   *current_etag;
-	text	   *etag;			/* the result; NULL for a delete */
+	WriteStamp	result;			/* the new ETag and Timestamp; no ETag for a delete */
 } BatchOp;
 
 /*
- * Read the operations document (JSON text, len bytes) into *n operations allocated in the current
- * memory context, checking in this order: the payload size, the document's shape, the number of
- * operations, then each operation in request order (well formed, a valid entity, the batch's
- * one PartitionKey). The first failure is raised; operation errors begin "operation N: ".
+ * Read the operations document (JSON text, len bytes): an array of
+ *   {"op": ..., "entity": {...}, "if_match": ..., "PartitionKey": ..., "RowKey": ..., "echo": bool}
+ * where the keys may be given beside the entity (a REST sub-request's URL) and must then agree
+ * with the entity's, a delete needs no entity when both keys are given, and echo marks an insert
+ * whose stored entity the answer returns. Allocated in the current memory context, checking in
+ * this order: the payload size, the document's shape, the number of operations, then each
+ * operation in request order (well formed, a valid entity, the batch's one PartitionKey). The
+ * first failure is raised; operation errors begin "operation N: ".
  */
 extern BatchOp *batch_parse(const char *doc, size_t len, int *n);
+
+/*
+ * Run a batch on a resolved table (batch.c): the document read by batch_parse, every key locked,
+ * conditions checked, the writes made in one subtransaction; returns the operations in request
+ * order with their results, or raises (nothing written) naming the failing operation.
+ */
+extern BatchOp *batch_run(const TsTable *t, const char *doc, size_t len, int *n);
 
 /* Raise an error about operation index. */
 extern void batch_op_error(int index, TsErrorCode code, const char *fmt,...) pg_attribute_printf(3, 4) pg_attribute_noreturn();

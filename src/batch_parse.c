@@ -84,37 +84,65 @@ read_string(JsonLex *lx, int index, const char **val, uint32 *len)
 	*len = t.len;
 }
 
+/* The entity member: its properties and the keys it carries (checked against the others later). */
 static void
-read_entity(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
+read_entity(JsonLex *d, int index, BatchOp *op, EntityKeys *keys, MemoryContext keep)
 {
 	TsError		err = {0};
-	EntityKeys	keys;
 	size_t		used = 0;
 	Entity	   *e;
 	MemoryContext old;
 
 	if (json_peek(d) != '{')
 		batch_op_error(index, TSE_BATCH_MALFORMED, "\"entity\" must be a JSON object");
-	e = entity_from_json_keys_apart(d->s + d->i, d->len - d->i, &keys, &used, &err);
+	e = entity_from_json_keys_apart(d->s + d->i, d->len - d->i, keys, &used, &err);
 	if (e == NULL)
 		raise_for_operation(index, &err);
 	d->i += used;
-	if (!keys.has_pk || !keys.has_rk)
-		batch_op_error(index, TSE_MISSING_KEY, "the entity has no %s", keys.has_pk ? "RowKey" : "PartitionKey");
 	old = MemoryContextSwitchTo(keep);
-	op->pk = cstring_to_text_with_len(keys.pk, keys.pk_len);
-	op->rk = cstring_to_text_with_len(keys.rk, keys.rk_len);
+	if (keys->has_pk)
+		op->pk = cstring_to_text_with_len(keys->pk, keys->pk_len);
+	if (keys->has_rk)
+		op->rk = cstring_to_text_with_len(keys->rk, keys->rk_len);
 	op->props = memcpy(palloc(VARSIZE(e)), e, VARSIZE(e));
 	MemoryContextSwitchTo(old);
 }
+
+/*
+ * A key given beside the entity ("PartitionKey"/"RowKey" members, the keys of a REST
+ * sub-request's URL): the same as the entity's, when the entity has one too.
+ */
+static void
+take_key_member(int index, const char *which, const char *val, uint32 vlen, text **key, MemoryContext keep)
+{
+	MemoryContext old;
+
+	if (*key != NULL)
+	{
+		if (VARSIZE_ANY_EXHDR(*key) != vlen || memcmp(VARDATA_ANY(*key), val, vlen) != 0)
+			batch_op_error(index, TSE_INVALID_KEY, "the entity's %s is not the operation's", which);
+		return;
+	}
+	old = MemoryContextSwitchTo(keep);
+	*key = cstring_to_text_with_len(val, vlen);
+	MemoryContextSwitchTo(old);
+}
+
+enum
+{
+	M_OP, M_ENTITY, M_IF_MATCH, M_PK, M_RK, M_ECHO, M__COUNT
+};
+
+static const char *const member_names[M__COUNT] = {"op", "entity", "if_match", "PartitionKey", "RowKey", "echo"};
 
 /* Read the operation object at d->i into op (its results allocated in keep). */
 static void
 read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 {
-	bool		have_op = false,
-				have_entity = false,
-				have_if_match = false;
+	bool		seen[M__COUNT] = {0};
+	const char *key_val[2] = {NULL, NULL};
+	uint32		key_len[2] = {0, 0};
+	EntityKeys	keys = {0};
 	char		ex[TS_EXCERPT_BUF];
 
 	op->index = index;
@@ -126,33 +154,44 @@ read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 	{
 		const char *key;
 		uint32		klen;
-		bool	   *seen;
+		int			m;
 
 		read_string(d, index, &key, &klen);
 		json_peek(d);
 		d->i++;					/* ':' */
-		seen = (klen == 2 && memcmp(key, "op", 2) == 0) ? &have_op :
-			(klen == 6 && memcmp(key, "entity", 6) == 0) ? &have_entity :
-			(klen == 8 && memcmp(key, "if_match", 8) == 0) ? &have_if_match : NULL;
-		if (seen == NULL)
-			batch_op_error(index, TSE_BATCH_MALFORMED, "unknown member \"%s\" (an operation has op, entity and if_match)",
+		for (m = 0; m < M__COUNT; m++)
+			if (strlen(member_names[m]) == klen && memcmp(member_names[m], key, klen) == 0)
+				break;
+		if (m == M__COUNT)
+			batch_op_error(index, TSE_BATCH_MALFORMED,
+						   "unknown member \"%s\" (an operation has op, entity, if_match, PartitionKey, RowKey and echo)",
 						   ts_excerpt(ex, sizeof(ex), key, klen));
-		if (*seen)
+		if (seen[m])
 			batch_op_error(index, TSE_BATCH_MALFORMED, "the member \"%s\" is given more than once",
 						   ts_excerpt(ex, sizeof(ex), key, klen));
-		*seen = true;
-		if (seen == &have_entity)
-			read_entity(d, index, op, keep);
+		seen[m] = true;
+		if (m == M_ENTITY)
+			read_entity(d, index, op, &keys, keep);
+		else if (m == M_ECHO)
+		{
+			JsonToken	t;
+
+			if (!json_next(d, &t))
+				raise_for_operation(index, d->err);
+			if (t.kind != JT_TRUE && t.kind != JT_FALSE)
+				batch_op_error(index, TSE_BATCH_MALFORMED, "\"echo\" must be true or false");
+			op->echo = t.kind == JT_TRUE;
+		}
 		else
 		{
 			const char *val;
 			uint32		vlen;
 
 			if (json_peek(d) != '"')
-				batch_op_error(index, seen == &have_op ? TSE_BATCH_MALFORMED : TSE_INVALID_ETAG,
-							   "\"%s\" must be a string", seen == &have_op ? "op" : "if_match");
+				batch_op_error(index, m == M_IF_MATCH ? TSE_INVALID_ETAG : m == M_OP ? TSE_BATCH_MALFORMED : TSE_INVALID_KEY,
+							   "\"%s\" must be a string", member_names[m]);
 			read_string(d, index, &val, &vlen);
-			if (seen == &have_op)
+			if (m == M_OP)
 			{
 				int			k;
 
@@ -165,11 +204,20 @@ read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 								   ts_excerpt(ex, sizeof(ex), val, vlen));
 				op->kind = (BatchOpKind) k;
 			}
-			else
+			else if (m == M_IF_MATCH)
 			{
 				MemoryContext old = MemoryContextSwitchTo(keep);
 
 				op->if_match = cstring_to_text_with_len(val, vlen);
+				MemoryContextSwitchTo(old);
+			}
+			else
+			{
+				/* (kept until the entity, which may come later, has been read) */
+				MemoryContext old = MemoryContextSwitchTo(keep);
+
+				key_val[m - M_PK] = pnstrdup(val, vlen);
+				key_len[m - M_PK] = vlen;
 				MemoryContextSwitchTo(old);
 			}
 		}
@@ -177,10 +225,46 @@ read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 			d->i++;
 	}
 	d->i++;
-	if (!have_op)
+	if (!seen[M_OP])
 		batch_op_error(index, TSE_BATCH_MALFORMED, "the operation has no \"op\"");
-	if (!have_entity)
-		batch_op_error(index, TSE_BATCH_MALFORMED, "the operation has no \"entity\"");
+	if (!seen[M_ENTITY])
+	{
+		/* a delete needs only its keys */
+		if (op->kind != OP_DELETE || !seen[M_PK] || !seen[M_RK])
+			batch_op_error(index, TSE_BATCH_MALFORMED, "the operation has no \"entity\"");
+		op->props = entity_build(NULL, 0, NULL, 0, &(TsError) {0});
+	}
+	for (int k = 0; k < 2; k++)
+	{
+		if (key_val[k] != NULL)
+		{
+			TsError		err = {0};
+
+			if (!entity_check_key(key_val[k], key_len[k], k == 0 ? "PartitionKey" : "RowKey", &err))
+				raise_for_operation(index, &err);
+			take_key_member(index, k == 0 ? "PartitionKey" : "RowKey", key_val[k], key_len[k],
+							k == 0 ? &op->pk : &op->rk, keep);
+		}
+	}
+	if (op->pk == NULL || op->rk == NULL)
+		batch_op_error(index, TSE_MISSING_KEY, "the entity has no %s", op->pk ? "RowKey" : "PartitionKey");
+	if (!keys.has_pk || !keys.has_rk)
+	{
+		/* keys given apart count in the size too */
+		EntityView	v;
+		EntityKeys	all = {.has_pk = true, .has_rk = true};
+		TsError		err = {0};
+
+		entity_view_of(&v, op->props);
+		all.pk = VARDATA_ANY(op->pk);
+		all.pk_len = VARSIZE_ANY_EXHDR(op->pk);
+		all.rk = VARDATA_ANY(op->rk);
+		all.rk_len = VARSIZE_ANY_EXHDR(op->rk);
+		if (!entity_check_size(&v, &all, &err))
+			raise_for_operation(index, &err);
+	}
+	if (op->echo && op->kind != OP_INSERT)
+		batch_op_error(index, TSE_BATCH_MALFORMED, "echo applies to insert only");
 	if (op->if_match != NULL)
 	{
 		if (op->kind != OP_UPDATE && op->kind != OP_MERGE && op->kind != OP_DELETE)

@@ -1,37 +1,28 @@
 /*
- * entity_dml.c - the single-entity operations of contract §4: insert_entity, update_entity,
- * merge_entity, upsert_entity, delete_entity, get_entity.
+ * entity_dml.c - the single-entity operations of contract §4 (entity_dml.h), and their SQL
+ * functions insert_entity, update_entity, merge_entity, upsert_entity, delete_entity, get_entity.
  *
- * Each runs one prepared statement (ts_plans.c) as the calling user, so table privileges and
- * row-level security apply; the trigger stamps Timestamp and ETag. When a conditional statement
- * touches no row, one more lookup tells ResourceNotFound from UpdateConditionNotSatisfied.
+ * Each runs on the direct path where it applies (fast_path.c) and otherwise as one prepared
+ * statement (entity_sql.c) as the calling user, so table privileges and row-level security apply
+ * and the trigger stamps Timestamp and ETag. When a conditional statement touches no row, one
+ * more lookup tells ResourceNotFound from UpdateConditionNotSatisfied (and a lost race, which is
+ * run again, from a write a trigger of the user's cancelled).
  */
-#include "entity.h"
+#include "entity_dml.h"
 
 #include "access/htup_details.h"
+#include "entity_sql.h"
 #include "etag.h"
 #include "fast_path.h"
 #include "funcapi.h"
 #include "select_list.h"
-#include "stamp.h"
-#include "entity_sql.h"
+#include "table_layout.h"
 #include "ts_support.h"
-#include "access/relation.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
-#include "utils/rel.h"
-#include "utils/relcache.h"
+#include "utils/timestamp.h"
 
-/* The entity argument split into its keys (required) and its properties without keys. */
-typedef struct EntityArg
-{
-	text	   *pk;
-	text	   *rk;
-	Entity	   *props;
-} EntityArg;
-
-static void
-split_entity(Entity *e, EntityArg *out)
+void
+entity_dml_split(Entity *e, EntityArg *out)
 {
 	EntityView	v;
 	PropRef    *props;
@@ -50,22 +41,27 @@ split_entity(Entity *e, EntityArg *out)
 		ts_raise(&err);
 }
 
-/* Run a prepared statement; returns the first column of the first row (copied out), or NULL. */
-static text *
-run_returning_text(const TsTable *t, TsPlanKind kind, Datum *args, int nargs)
+/*
+ * Run a write statement; returns false when it touched no row, else the (etag, timestamp) it
+ * returned, copied out of SPI.
+ */
+static bool
+run_write(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, WriteStamp *out)
 {
 	SPIPlanPtr	plan = ts_plan_get(t, kind);
-	char		nulls[4] = {' ', ' ', ' ', ' '};
-	int			rc = SPI_execute_plan(plan, args, nulls, false, 1);
+	int			rc = SPI_execute_plan(plan, args, NULL, false, 1);
 	bool		isnull;
 	Datum		d;
 
 	if (rc < 0)
 		elog(ERROR, "tablestore: SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 0)
-		return NULL;
+		return false;
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	return isnull ? NULL : (text *) DatumGetPointer(SPI_datumTransfer(d, false, -1));
+	out->etag = isnull ? NULL : (text *) DatumGetPointer(SPI_datumTransfer(d, false, -1));
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	out->ts = isnull ? 0 : DatumGetTimestampTz(d);
+	return true;
 }
 
 static void
@@ -110,12 +106,14 @@ current_etag(const TsTable *t, text *pk, text *rk)
  * and no trigger of the user's could have cancelled the write - the statement then only lost a
  * race (it ran on a snapshot without the entity, or the version it found was deleted and the
  * entity inserted again). Otherwise raise what is true: ResourceNotFound, UpdateConditionNotSatisfied,
- * or "a trigger cancelled the write". Returns the new ETag (NULL for a delete that succeeded).
+ * or "a trigger cancelled the write".
  */
-static text *
+static WriteStamp
 rerun_or_raise(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, text *pk, text *rk,
 			   IfMatch im, text *if_match, CmdType cmd)
 {
+	WriteStamp	w;
+
 	for (int attempt = 0;; attempt++)
 	{
 		text	   *etag = current_etag(t, pk, rk);
@@ -131,9 +129,8 @@ rerun_or_raise(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, text *
 					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 					 errmsg("could not write the entity %s: it changed concurrently", ts_keys_excerpt(pk, rk)),
 					 errhint("Retry the operation.")));
-		etag = run_returning_text(t, kind, args, nargs);
-		if (etag != NULL)		/* (a delete returns the deleted row's ETag) */
-			return etag;
+		if (run_write(t, kind, args, nargs, &w))
+			return w;
 	}
 }
 
@@ -149,9 +146,8 @@ raise_fast_failure(FastResult r, text *pk, text *rk)
 		ts_raise_write_cancelled(NULL);
 }
 
-/* Keys given as arguments follow the key rules: a key that no entity can have is bad input. */
-static void
-check_key_args(text *pk, text *rk)
+void
+entity_dml_check_keys(text *pk, text *rk)
 {
 	TsError		err = {0};
 
@@ -160,23 +156,15 @@ check_key_args(text *pk, text *rk)
 		ts_raise(&err);
 }
 
-PG_FUNCTION_INFO_V1(tablestore_insert_entity);
-Datum
-tablestore_insert_entity(PG_FUNCTION_ARGS)
+/* ---------- the operations ---------- */
+
+WriteStamp
+entity_dml_insert(const TsTable *t, const EntityArg *ea)
 {
-	TsTable		t;
-	EntityArg	ea;
-	Datum		args[3];
-	text	   *volatile etag = NULL;
+	WriteStamp	w = {0};
+	volatile bool written = false;
 	MemoryContext outer = CurrentMemoryContext;
 
-	ts_require_arg(fcinfo, 0, "tbl");
-	ts_require_arg(fcinfo, 1, "entity");
-	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
-	args[0] = PointerGetDatum(ea.pk);
-	args[1] = PointerGetDatum(ea.rk);
-	args[2] = EntityPGetDatum(ea.props);
 	/*
 	 * A plain INSERT (ON CONFLICT's extra index probe costs more than it saves); a violation of
 	 * the table's primary key becomes EntityAlreadyExists. The error is re-thrown at once, so no
@@ -184,20 +172,17 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 	 */
 	PG_TRY();
 	{
-		text	   *fast_etag;
-		FastResult	r = fast_insert(&t, ea.pk, ea.rk, ea.props, &fast_etag);
+		FastResult	r = fast_insert(t, ea->pk, ea->rk, ea->props, &w);
 
 		if (r == FAST_OK)
-			etag = fast_etag;
-		else if (r == FAST_CANCELLED)
-			ts_raise_write_cancelled(NULL);
-		else
+			written = true;
+		else if (r == FAST_NOT_USED)
 		{
+			Datum		args[3] = {PointerGetDatum(ea->pk), PointerGetDatum(ea->rk), EntityPGetDatum(ea->props)};
+
 			ts_spi_begin();
-			etag = run_returning_text(&t, PLAN_INSERT, args, 3);
+			written = run_write(t, PLAN_INSERT, args, 3, &w);
 			ts_spi_end();
-			if (etag == NULL)
-				ts_raise_write_cancelled(NULL);
 		}
 	}
 	PG_CATCH();
@@ -206,70 +191,153 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 
 		MemoryContextSwitchTo(outer);
 		edata = CopyErrorData();
-		if (edata->sqlerrcode == ERRCODE_UNIQUE_VIOLATION && ts_table_is_primary_key(&t, edata->constraint_name))
+		if (edata->sqlerrcode == ERRCODE_UNIQUE_VIOLATION && ts_table_is_primary_key(t, edata->constraint_name))
 		{
 			FlushErrorState();
-			ts_raisef(TSE_ENTITY_EXISTS, "the entity %s already exists",
-					  ts_keys_excerpt(ea.pk, ea.rk));
+			ts_raisef(TSE_ENTITY_EXISTS, "the entity %s already exists", ts_keys_excerpt(ea->pk, ea->rk));
 		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	PG_RETURN_TEXT_P(etag);
+	if (!written)
+		ts_raise_write_cancelled(NULL);
+	return w;
 }
 
-/* update_entity and merge_entity: a conditional UPDATE by key. */
-static Datum
-conditional_update(FunctionCallInfo fcinfo, TsPlanKind any_kind, TsPlanKind if_kind)
+WriteStamp
+entity_dml_update(const TsTable *t, const EntityArg *ea, bool merge, text *if_match)
 {
-	TsTable		t;
-	EntityArg	ea;
-	IfMatch		im;
-	Datum		args[4];
-	text	   *etag;
+	IfMatch		im = etag_parse_if_match(if_match);
+	Datum		args[4] = {PointerGetDatum(ea->pk), PointerGetDatum(ea->rk), EntityPGetDatum(ea->props),
+	PointerGetDatum(if_match)};
+	WriteStamp	w = {0};
 	FastResult	r;
 	TsPlanKind	kind;
 	int			nargs;
 
-	ts_require_arg(fcinfo, 0, "tbl");
-	ts_require_arg(fcinfo, 1, "entity");
-	ts_require_arg(fcinfo, 2, "if_match");
-	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	im = etag_parse_if_match(PG_GETARG_TEXT_PP(2));
-	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
-	args[0] = PointerGetDatum(ea.pk);
-	args[1] = PointerGetDatum(ea.rk);
-	args[2] = EntityPGetDatum(ea.props);
-	args[3] = PointerGetDatum(PG_GETARG_TEXT_PP(2));
-	r = fast_update(&t, ea.pk, ea.rk, ea.props, any_kind == PLAN_MERGE_ANY,
-					im == IF_MATCH_ANY ? NULL : PG_GETARG_TEXT_PP(2), &etag);
+	r = fast_update(t, ea->pk, ea->rk, ea->props, merge, im == IF_MATCH_ANY ? NULL : if_match, &w);
 	if (r != FAST_NOT_USED)
 	{
-		raise_fast_failure(r, ea.pk, ea.rk);
-		PG_RETURN_TEXT_P(etag);
+		raise_fast_failure(r, ea->pk, ea->rk);
+		return w;
+	}
+	kind = merge ? (im == IF_MATCH_ANY ? PLAN_MERGE_ANY : PLAN_MERGE_IF) :
+		(im == IF_MATCH_ANY ? PLAN_UPDATE_ANY : PLAN_UPDATE_IF);
+	nargs = im == IF_MATCH_ANY ? 3 : 4;
+	ts_spi_begin();
+	if (!run_write(t, kind, args, nargs, &w))
+		w = rerun_or_raise(t, kind, args, nargs, ea->pk, ea->rk, im, if_match, CMD_UPDATE);
+	ts_spi_end();
+	return w;
+}
+
+WriteStamp
+entity_dml_upsert(const TsTable *t, const EntityArg *ea, bool merge)
+{
+	Datum		args[3] = {PointerGetDatum(ea->pk), PointerGetDatum(ea->rk), EntityPGetDatum(ea->props)};
+	WriteStamp	w = {0};
+	bool		written;
+
+	ts_spi_begin();
+	written = run_write(t, merge ? PLAN_UPSERT_MERGE : PLAN_UPSERT_REPLACE, args, 3, &w);
+	ts_spi_end();
+	if (!written)
+		ts_raise_write_cancelled(NULL);
+	return w;
+}
+
+void
+entity_dml_delete(const TsTable *t, text *pk, text *rk, text *if_match)
+{
+	IfMatch		im = etag_parse_if_match(if_match);
+	Datum		args[3] = {PointerGetDatum(pk), PointerGetDatum(rk), PointerGetDatum(if_match)};
+	TsPlanKind	kind = im == IF_MATCH_ANY ? PLAN_DELETE_ANY : PLAN_DELETE_IF;
+	FastResult	r;
+	WriteStamp	w;
+
+	entity_dml_check_keys(pk, rk);
+	r = fast_delete(t, pk, rk, im == IF_MATCH_ANY ? NULL : if_match);
+	if (r != FAST_NOT_USED)
+	{
+		raise_fast_failure(r, pk, rk);
+		return;
 	}
 	ts_spi_begin();
-	kind = im == IF_MATCH_ANY ? any_kind : if_kind;
-	nargs = im == IF_MATCH_ANY ? 3 : 4;
-	etag = run_returning_text(&t, kind, args, nargs);
-	if (etag == NULL)
-		etag = rerun_or_raise(&t, kind, args, nargs, ea.pk, ea.rk, im, PG_GETARG_TEXT_PP(2), CMD_UPDATE);
+	if (!run_write(t, kind, args, im == IF_MATCH_ANY ? 2 : 3, &w))
+		(void) rerun_or_raise(t, kind, args, im == IF_MATCH_ANY ? 2 : 3, pk, rk, im, if_match, CMD_DELETE);
 	ts_spi_end();
-	PG_RETURN_TEXT_P(etag);
+}
+
+void
+entity_dml_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls)
+{
+	Datum		args[2] = {PointerGetDatum(pk), PointerGetDatum(rk)};
+	FastResult	r;
+
+	entity_dml_check_keys(pk, rk);
+	r = fast_get(t, pk, rk, values, nulls);
+	if (r == FAST_NOT_FOUND)
+		raise_not_found(pk, rk);
+	if (r == FAST_NOT_USED)
+	{
+		ts_spi_begin();
+		if (SPI_execute_plan(ts_plan_get(t, PLAN_GET), args, NULL, true, 1) < 0)
+			elog(ERROR, "tablestore: SPI_execute_plan failed");
+		if (SPI_processed == 0)
+			raise_not_found(pk, rk);
+		/* SPI_copytuple allocates in the caller's context, so the values outlive SPI_finish */
+		heap_deform_tuple(SPI_copytuple(SPI_tuptable->vals[0]), SPI_tuptable->tupdesc, values, nulls);
+		ts_spi_end();
+	}
+}
+
+/* ---------- the SQL functions ---------- */
+
+/* The table and entity arguments of the writers: (tbl, entity, ...) */
+static void
+table_and_entity(FunctionCallInfo fcinfo, TsTable *t, EntityArg *ea)
+{
+	ts_require_arg(fcinfo, 0, "tbl");
+	ts_require_arg(fcinfo, 1, "entity");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), t);
+	entity_dml_split(PG_GETARG_ENTITY_PP(1), ea);
+}
+
+PG_FUNCTION_INFO_V1(tablestore_insert_entity);
+Datum
+tablestore_insert_entity(PG_FUNCTION_ARGS)
+{
+	TsTable		t;
+	EntityArg	ea;
+
+	table_and_entity(fcinfo, &t, &ea);
+	PG_RETURN_TEXT_P(entity_dml_insert(&t, &ea).etag);
+}
+
+/* update_entity and merge_entity: (tbl, entity, if_match) */
+static Datum
+conditional_update(FunctionCallInfo fcinfo, bool merge)
+{
+	TsTable		t;
+	EntityArg	ea;
+
+	ts_require_arg(fcinfo, 2, "if_match");
+	table_and_entity(fcinfo, &t, &ea);
+	PG_RETURN_TEXT_P(entity_dml_update(&t, &ea, merge, PG_GETARG_TEXT_PP(2)).etag);
 }
 
 PG_FUNCTION_INFO_V1(tablestore_update_entity);
 Datum
 tablestore_update_entity(PG_FUNCTION_ARGS)
 {
-	return conditional_update(fcinfo, PLAN_UPDATE_ANY, PLAN_UPDATE_IF);
+	return conditional_update(fcinfo, false);
 }
 
 PG_FUNCTION_INFO_V1(tablestore_merge_entity);
 Datum
 tablestore_merge_entity(PG_FUNCTION_ARGS)
 {
-	return conditional_update(fcinfo, PLAN_MERGE_ANY, PLAN_MERGE_IF);
+	return conditional_update(fcinfo, true);
 }
 
 PG_FUNCTION_INFO_V1(tablestore_upsert_entity);
@@ -278,32 +346,19 @@ tablestore_upsert_entity(PG_FUNCTION_ARGS)
 {
 	TsTable		t;
 	EntityArg	ea;
-	Datum		args[3];
 	text	   *mode;
-	TsPlanKind	kind;
-	text	   *etag;
+	bool		merge;
 
-	ts_require_arg(fcinfo, 0, "tbl");
-	ts_require_arg(fcinfo, 1, "entity");
 	ts_require_arg(fcinfo, 2, "mode");
-	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	mode = PG_GETARG_TEXT_PP(2);
 	if (VARSIZE_ANY_EXHDR(mode) == 5 && memcmp(VARDATA_ANY(mode), "merge", 5) == 0)
-		kind = PLAN_UPSERT_MERGE;
+		merge = true;
 	else if (VARSIZE_ANY_EXHDR(mode) == 7 && memcmp(VARDATA_ANY(mode), "replace", 7) == 0)
-		kind = PLAN_UPSERT_REPLACE;
+		merge = false;
 	else
 		ts_raisef(TSE_INVALID_INPUT, "upsert mode must be 'merge' or 'replace'");
-	split_entity(PG_GETARG_ENTITY_PP(1), &ea);
-	args[0] = PointerGetDatum(ea.pk);
-	args[1] = PointerGetDatum(ea.rk);
-	args[2] = EntityPGetDatum(ea.props);
-	ts_spi_begin();
-	etag = run_returning_text(&t, kind, args, 3);
-	ts_spi_end();
-	if (etag == NULL)
-		ts_raise_write_cancelled(NULL);
-	PG_RETURN_TEXT_P(etag);
+	table_and_entity(fcinfo, &t, &ea);
+	PG_RETURN_TEXT_P(entity_dml_upsert(&t, &ea, merge).etag);
 }
 
 PG_FUNCTION_INFO_V1(tablestore_delete_entity);
@@ -311,36 +366,13 @@ Datum
 tablestore_delete_entity(PG_FUNCTION_ARGS)
 {
 	TsTable		t;
-	IfMatch		im;
-	Datum		args[3];
-	text	   *pk,
-			   *rk;
-	FastResult	r;
 
 	ts_require_arg(fcinfo, 0, "tbl");
 	ts_require_arg(fcinfo, 1, "partition_key");
 	ts_require_arg(fcinfo, 2, "row_key");
 	ts_require_arg(fcinfo, 3, "if_match");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	im = etag_parse_if_match(PG_GETARG_TEXT_PP(3));
-	pk = PG_GETARG_TEXT_PP(1);
-	rk = PG_GETARG_TEXT_PP(2);
-	check_key_args(pk, rk);
-	args[0] = PointerGetDatum(pk);
-	args[1] = PointerGetDatum(rk);
-	args[2] = PointerGetDatum(PG_GETARG_TEXT_PP(3));
-	r = fast_delete(&t, pk, rk, im == IF_MATCH_ANY ? NULL : PG_GETARG_TEXT_PP(3));
-	if (r != FAST_NOT_USED)
-	{
-		raise_fast_failure(r, pk, rk);
-		PG_RETURN_VOID();
-	}
-	ts_spi_begin();
-	if (run_returning_text(&t, im == IF_MATCH_ANY ? PLAN_DELETE_ANY : PLAN_DELETE_IF, args,
-						   im == IF_MATCH_ANY ? 2 : 3) == NULL)
-		(void) rerun_or_raise(&t, im == IF_MATCH_ANY ? PLAN_DELETE_ANY : PLAN_DELETE_IF, args,
-							  im == IF_MATCH_ANY ? 2 : 3, pk, rk, im, PG_GETARG_TEXT_PP(3), CMD_DELETE);
-	ts_spi_end();
+	entity_dml_delete(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3));
 	PG_RETURN_VOID();
 }
 
@@ -349,50 +381,25 @@ Datum
 tablestore_get_entity(PG_FUNCTION_ARGS)
 {
 	TsTable		t;
-	Datum		args[2];
-	text	   *pk,
-			   *rk;
 	SelectList *sel;
 	TupleDesc	rowdesc;
-	Datum		values[5];
-	bool		nulls[5];
-	HeapTuple	row;
-	FastResult	r;
+	Datum		values[Natts_tablestore_table];
+	bool		nulls[Natts_tablestore_table];
 
 	ts_require_arg(fcinfo, 0, "tbl");
 	ts_require_arg(fcinfo, 1, "partition_key");
 	ts_require_arg(fcinfo, 2, "row_key");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	pk = PG_GETARG_TEXT_PP(1);
-	rk = PG_GETARG_TEXT_PP(2);
-	check_key_args(pk, rk);
 	sel = select_list_parse(PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
 	if (get_call_result_type(fcinfo, NULL, &rowdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "tablestore.get_entity must return a composite type");
-	args[0] = PointerGetDatum(pk);
-	args[1] = PointerGetDatum(rk);
-	r = fast_get(&t, pk, rk, values, nulls);
-	if (r == FAST_NOT_FOUND)
-		raise_not_found(pk, rk);
-	if (r == FAST_NOT_USED)
-	{
-		ts_spi_begin();
-		if (SPI_execute_plan(ts_plan_get(&t, PLAN_GET), args, NULL, true, 1) < 0)
-			elog(ERROR, "tablestore: SPI_execute_plan failed");
-		if (SPI_processed == 0)
-			raise_not_found(pk, rk);
-		/* SPI_copytuple allocates in the caller's context, so the values outlive SPI_finish */
-		heap_deform_tuple(SPI_copytuple(SPI_tuptable->vals[0]), SPI_tuptable->tupdesc, values, nulls);
-		ts_spi_end();
-	}
+	entity_dml_get(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), values, nulls);
 	if (sel != NULL)
 	{
 		EntityView	v;
 
-		entity_view_of(&v, DatumGetEntityPP(values[4]));
-		values[4] = PointerGetDatum(entity_project(&v, sel));
+		entity_view_of(&v, DatumGetEntityPP(values[TS_COL_PROPS]));
+		values[TS_COL_PROPS] = EntityPGetDatum(entity_project(&v, sel));
 	}
-	rowdesc = BlessTupleDesc(rowdesc);
-	row = heap_form_tuple(rowdesc, values, nulls);
-	PG_RETURN_DATUM(HeapTupleGetDatum(row));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(rowdesc), values, nulls)));
 }

@@ -18,23 +18,23 @@ typedef struct PlanSpec
 
 static const PlanSpec plan_specs[PLAN__COUNT] = {
 	[PLAN_INSERT] = {"INSERT INTO %s AS t (partition_key, row_key, properties) VALUES ($1, $2, $3) "
-	"RETURNING t.etag", 3, "tte"},
-	[PLAN_UPDATE_ANY] = {"UPDATE %s AS t SET properties = $3 WHERE " PK_RK_IS " RETURNING t.etag", 3, "tte"},
+	"RETURNING t.etag, t.\"timestamp\"", 3, "tte"},
+	[PLAN_UPDATE_ANY] = {"UPDATE %s AS t SET properties = $3 WHERE " PK_RK_IS " RETURNING t.etag, t.\"timestamp\"", 3, "tte"},
 	[PLAN_UPDATE_IF] = {"UPDATE %s AS t SET properties = $3 WHERE " PK_RK_IS
-	" AND t.etag OPERATOR(pg_catalog.=) $4 RETURNING t.etag", 4, "ttet"},
+	" AND t.etag OPERATOR(pg_catalog.=) $4 RETURNING t.etag, t.\"timestamp\"", 4, "ttet"},
 	[PLAN_MERGE_ANY] = {"UPDATE %s AS t SET properties = t.properties OPERATOR(tablestore.||) $3 WHERE "
-	PK_RK_IS " RETURNING t.etag", 3, "tte"},
+	PK_RK_IS " RETURNING t.etag, t.\"timestamp\"", 3, "tte"},
 	[PLAN_MERGE_IF] = {"UPDATE %s AS t SET properties = t.properties OPERATOR(tablestore.||) $3 WHERE "
-	PK_RK_IS " AND t.etag OPERATOR(pg_catalog.=) $4 RETURNING t.etag", 4, "ttet"},
+	PK_RK_IS " AND t.etag OPERATOR(pg_catalog.=) $4 RETURNING t.etag, t.\"timestamp\"", 4, "ttet"},
 	[PLAN_UPSERT_REPLACE] = {"INSERT INTO %s AS t (partition_key, row_key, properties) VALUES ($1, $2, $3) "
-	"ON CONFLICT (partition_key, row_key) DO UPDATE SET properties = EXCLUDED.properties RETURNING t.etag",
+	"ON CONFLICT (partition_key, row_key) DO UPDATE SET properties = EXCLUDED.properties RETURNING t.etag, t.\"timestamp\"",
 	3, "tte"},
 	[PLAN_UPSERT_MERGE] = {"INSERT INTO %s AS t (partition_key, row_key, properties) VALUES ($1, $2, $3) "
 	"ON CONFLICT (partition_key, row_key) DO UPDATE SET properties = t.properties OPERATOR(tablestore.||) "
-	"EXCLUDED.properties RETURNING t.etag", 3, "tte"},
-	[PLAN_DELETE_ANY] = {"DELETE FROM %s AS t WHERE " PK_RK_IS " RETURNING t.etag", 2, "tt"},
+	"EXCLUDED.properties RETURNING t.etag, t.\"timestamp\"", 3, "tte"},
+	[PLAN_DELETE_ANY] = {"DELETE FROM %s AS t WHERE " PK_RK_IS " RETURNING t.etag, t.\"timestamp\"", 2, "tt"},
 	[PLAN_DELETE_IF] = {"DELETE FROM %s AS t WHERE " PK_RK_IS " AND t.etag OPERATOR(pg_catalog.=) $3 "
-	"RETURNING t.etag", 3, "ttt"},
+	"RETURNING t.etag, t.\"timestamp\"", 3, "ttt"},
 	[PLAN_GET] = {"SELECT " TS_ROW_COLUMNS " FROM %s AS t "
 	"WHERE " PK_RK_IS, 2, "tt"},
 	[PLAN_EXISTS] = {"SELECT 1 FROM %s AS t WHERE " PK_RK_IS, 2, "tt"},

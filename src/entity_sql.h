@@ -13,7 +13,8 @@
 
 typedef enum TsPlanKind
 {
-	PLAN_INSERT,				/* ($1 pk, $2 rk, $3 props) -> etag; unique_violation when it exists */
+	/* the writes return (etag, "timestamp") of the row written */
+	PLAN_INSERT,				/* ($1 pk, $2 rk, $3 props); unique_violation when it exists */
 	PLAN_UPDATE_ANY,			/* ($1, $2, $3) -> etag */
 	PLAN_UPDATE_IF,				/* ($1, $2, $3, $4 etag) -> etag */
 	PLAN_MERGE_ANY,

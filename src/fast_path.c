@@ -276,13 +276,16 @@ end_write(WriteState *ws)
 	CommandCounterIncrement();
 }
 
-static text *
-slot_etag(TupleTableSlot *slot)
+/* The stamps of the row a slot holds after a write (copied). */
+static void
+slot_stamp(TupleTableSlot *slot, WriteStamp *out)
 {
 	bool		isnull;
 	Datum		d = slot_getattr(slot, Anum_tablestore_etag, &isnull);
 
-	return isnull ? NULL : DatumGetTextPCopy(d);
+	out->etag = isnull ? NULL : DatumGetTextPCopy(d);
+	d = slot_getattr(slot, Anum_tablestore_timestamp, &isnull);
+	out->ts = isnull ? 0 : DatumGetTimestampTz(d);
 }
 
 static bool
@@ -303,11 +306,11 @@ etag_matches(TupleTableSlot *slot, text *if_match)
 }
 
 /*
- * Insert one row through the executor's replication routines; returns the stamped ETag, or NULL
- * when a BEFORE ROW trigger cancelled the insert (the slot then holds no stored row).
+ * Insert one row through the executor's replication routines; returns false when a BEFORE ROW
+ * trigger cancelled the insert (the slot then holds no stored row).
  */
-static text *
-write_insert(WriteState *ws, text *pk, text *rk, Entity *props)
+static bool
+write_insert(WriteState *ws, text *pk, text *rk, Entity *props, WriteStamp *out)
 {
 	TupleTableSlot *slot = ExecInitExtraTupleSlot(ws->estate, RelationGetDescr(ws->rel), &TTSOpsVirtual);
 
@@ -324,20 +327,22 @@ write_insert(WriteState *ws, text *pk, text *rk, Entity *props)
 	ExecStoreVirtualTuple(slot);
 	ExecSimpleRelationInsert(ws->rri, ws->estate, slot);	/* else the stamp trigger fills them */
 	if (!ItemPointerIsValid(&slot->tts_tid))
-		return NULL;
-	return slot_etag(slot);
+		return false;
+	slot_stamp(slot, out);
+	return true;
 }
 
 FastResult
-fast_insert(const TsTable *t, text *pk, text *rk, Entity *props, text **etag)
+fast_insert(const TsTable *t, text *pk, text *rk, Entity *props, WriteStamp *out)
 {
 	WriteState	ws;
+	bool		written;
 
 	if (!begin_write(&ws, t, ACL_INSERT | ACL_SELECT, CMD_INSERT, false))
 		return FAST_NOT_USED;
-	*etag = write_insert(&ws, pk, rk, props);
+	written = write_insert(&ws, pk, rk, props, out);
 	end_write(&ws);
-	return *etag != NULL ? FAST_OK : FAST_CANCELLED;
+	return written ? FAST_OK : FAST_CANCELLED;
 }
 
 /* stored || props, as the SQL path's merge computes it */
@@ -358,7 +363,7 @@ merge_props(Entity *stored, Entity *props)
 
 /* Find, lock, check and update one row. */
 static FastResult
-write_update(WriteState *ws, text *pk, text *rk, Entity *props, bool merge, text *if_match, text **etag)
+write_update(WriteState *ws, text *pk, text *rk, Entity *props, bool merge, text *if_match, WriteStamp *out)
 {
 	TupleTableSlot *oldslot,
 			   *newslot;
@@ -386,19 +391,19 @@ write_update(WriteState *ws, text *pk, text *rk, Entity *props, bool merge, text
 	EvalPlanQualEnd(&epq);
 	if (!ItemPointerIsValid(&newslot->tts_tid))
 		return FAST_CANCELLED;	/* a BEFORE ROW trigger returned NULL */
-	*etag = slot_etag(newslot);
+	slot_stamp(newslot, out);
 	return FAST_OK;
 }
 
 FastResult
-fast_update(const TsTable *t, text *pk, text *rk, Entity *props, bool merge, text *if_match, text **etag)
+fast_update(const TsTable *t, text *pk, text *rk, Entity *props, bool merge, text *if_match, WriteStamp *out)
 {
 	WriteState	ws;
 	FastResult	r;
 
 	if (!begin_write(&ws, t, ACL_UPDATE | ACL_SELECT, CMD_UPDATE, true))
 		return FAST_NOT_USED;
-	r = write_update(&ws, pk, rk, props, merge, if_match, etag);
+	r = write_update(&ws, pk, rk, props, merge, if_match, out);
 	end_write(&ws);
 	return r;
 }
@@ -474,19 +479,19 @@ batch_op_done(FastBatch *b)
 	ResetPerTupleExprContext(b->ws.estate);
 }
 
-text *
-fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props)
+bool
+fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props, WriteStamp *out)
 {
-	text	   *etag = write_insert(&b->ws, pk, rk, props);
+	bool		written = write_insert(&b->ws, pk, rk, props, out);
 
 	batch_op_done(b);
-	return etag;
+	return written;
 }
 
 FastResult
-fast_batch_update(FastBatch *b, text *pk, text *rk, Entity *props, bool merge, text **etag)
+fast_batch_update(FastBatch *b, text *pk, text *rk, Entity *props, bool merge, WriteStamp *out)
 {
-	FastResult	r = write_update(&b->ws, pk, rk, props, merge, NULL, etag);
+	FastResult	r = write_update(&b->ws, pk, rk, props, merge, NULL, out);
 
 	batch_op_done(b);
 	return r;

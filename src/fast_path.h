@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include "entity.h"
+#include "stamp.h"
 #include "ts_table.h"
 #include "utils/acl.h"
 
@@ -36,11 +37,11 @@ extern void ts_fast_path_init(void);
 /* values/nulls receive the five columns, copied into the current memory context. */
 extern FastResult fast_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls);
 
-extern FastResult fast_insert(const TsTable *t, text *pk, text *rk, Entity *props, text **etag);
+extern FastResult fast_insert(const TsTable *t, text *pk, text *rk, Entity *props, WriteStamp *out);
 
 /* if_match NULL means "*"; merge combines the stored properties with props (stored || props). */
 extern FastResult fast_update(const TsTable *t, text *pk, text *rk, Entity *props, bool merge,
-							  text *if_match, text **etag);
+							  text *if_match, WriteStamp *out);
 
 extern FastResult fast_delete(const TsTable *t, text *pk, text *rk, text *if_match);
 
@@ -52,8 +53,9 @@ extern FastResult fast_delete(const TsTable *t, text *pk, text *rk, text *if_mat
 typedef struct FastBatch FastBatch;
 
 extern FastBatch *fast_batch_begin(const TsTable *t, AclMode needed);
-extern text *fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props);
-extern FastResult fast_batch_update(FastBatch *b, text *pk, text *rk, Entity *props, bool merge, text **etag);
+/* false when a trigger of the user's cancelled the insert */
+extern bool fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props, WriteStamp *out);
+extern FastResult fast_batch_update(FastBatch *b, text *pk, text *rk, Entity *props, bool merge, WriteStamp *out);
 extern FastResult fast_batch_delete(FastBatch *b, text *pk, text *rk);
 extern void fast_batch_end(FastBatch *b);
 

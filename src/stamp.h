@@ -12,6 +12,13 @@
 #include "nodes/nodes.h"
 #include "utils/relcache.h"
 
+/* What a write stamped: the row's new ETag and Timestamp. */
+typedef struct WriteStamp
+{
+	text	   *etag;
+	TimestampTz ts;
+} WriteStamp;
+
 /*
  * Apply the policy to a new row version of rel: values/nulls hold the five columns in layout
  * order (table_layout.h) and are changed in place; old_values/old_nulls hold the version it

@@ -154,6 +154,10 @@ extern bool odata_next_token(OdLexer *lx, OdToken *tok);
 extern OdNode *odata_parse(const char *filter, size_t len, int max_comparisons, int *ncomparisons,
 						   TsError *err);
 
+/* odata_eval.c: a parsed filter (odata_parse) against one String property and its value */
+extern bool odata_eval_string(const OdNode *n, const char *prop, uint32 prop_len, const char *value,
+							  uint32 value_len);
+
 /* odata_sql.c */
 extern void odata_append_sql_literal(StringInfo out, const char *s, size_t len);
 

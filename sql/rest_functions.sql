@@ -1,0 +1,82 @@
+-- rest_functions: the functions tablestore-gateway calls, one per REST call (doc/gateway.md):
+-- bodies at the three metadata levels, keys from URLs, Query Tables with $filter and paging,
+-- batches with keys beside entities and echoed inserts, and their errors.
+SET search_path = tablestore, public;
+
+\set ECHO none
+\i test/regress/helpers.sql
+\set ECHO all
+
+-- ETags and Timestamps change with every run: shown masked
+CREATE FUNCTION pg_temp.m(t text) RETURNS text LANGUAGE sql AS $$
+	SELECT regexp_replace(regexp_replace(t, 'datetime''[^'']*''-[0-9a-f.]+', '<etag>', 'g'),
+		'"Timestamp":"[^"]*"', '"Timestamp":"<ts>"', 'g')
+$$;
+
+SELECT table_name, body FROM rest_create_table('{"TableName":"Orders"}', 'minimalmetadata', 'http://127.0.0.1:10002/devstoreaccount1', 'devstoreaccount1');
+SELECT body FROM rest_create_table('{"TableName":"Lines","Other":[1,{"a":2}]}', 'fullmetadata', 'https://acct.table.core.windows.net', 'acct');
+SELECT body FROM rest_create_table('{"TableName":"Shipments"}', 'nometadata');
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"orders"}')$$);
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"Name":"x"}')$$);
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('not json')$$);
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"a-b"}')$$);
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"Orders2"}', 'atom')$$);
+
+-- Query Tables: filter on TableName, $top and NextTableName
+SELECT * FROM rest_query_tables(NULL, NULL, NULL, 'nometadata');
+SELECT * FROM rest_query_tables('TableName ge ''M'' and TableName lt ''P''', NULL, NULL, 'minimalmetadata', 'http://h/a', 'a');
+SELECT * FROM rest_query_tables('not (TableName eq ''Orders'')', 1, NULL, 'nometadata');
+SELECT * FROM rest_query_tables(NULL, 1, 'Orders', 'nometadata');
+SELECT * FROM rest_query_tables('Other eq ''x''', NULL, NULL, 'nometadata');
+SELECT * FROM rest_query_tables(NULL, NULL, NULL, 'fullmetadata', 'http://h/a', 'a');
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_query_tables('TableName eq', NULL, NULL)$$);
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_query_tables(NULL, 0, NULL)$$);
+
+-- Insert: 201 with the entity (echo) at each level, or only the ETag and keys
+SELECT pg_temp.m(etag) etag, partition_key, row_key, pg_temp.m(body) body FROM rest_insert_entity('Orders',
+	'{"PartitionKey":"p","RowKey":"1","Amount":5.0,"Big":"12","Big@odata.type":"Edm.Int64","When":"2024-01-02T03:04:05.5Z","When@odata.type":"Edm.DateTime"}',
+	true, 'fullmetadata', 'http://h/a', 'a');
+SELECT pg_temp.m(body) FROM rest_insert_entity('Orders', '{"PartitionKey":"p","RowKey":"2","Big":"12","Big@odata.type":"Edm.Int64"}', true, 'minimalmetadata', 'http://h/a', 'a');
+SELECT pg_temp.m(body) FROM rest_insert_entity('Orders', '{"PartitionKey":"p","RowKey":"3","Big":"12","Big@odata.type":"Edm.Int64"}', true, 'nometadata');
+SELECT body IS NULL AS no_content FROM rest_insert_entity('Orders', '{"PartitionKey":"p","RowKey":"4"}', false);
+SELECT pg_temp.try($$SELECT etag FROM tablestore.rest_insert_entity('Orders', '{"PartitionKey":"p","RowKey":"1"}')$$);
+SELECT pg_temp.try($$SELECT etag FROM tablestore.rest_insert_entity('Nothing', '{"PartitionKey":"p","RowKey":"1"}')$$);
+SELECT pg_temp.try($$SELECT etag FROM tablestore.rest_insert_entity('Orders', '{"PartitionKey":"p"')$$);
+
+-- Update, Merge and the upserts, keys from the URL (a quote inside a key, as the URL undoubles it)
+SELECT rest_write_entity('Orders', 'p', 'it''s', '{"x":1}', true) IS NOT NULL AS insert_or_merge;
+SELECT rest_write_entity('Orders', 'p', 'it''s', '{"y":2}', true) IS NOT NULL AS insert_or_merge_again;
+SELECT properties FROM get_entity('Orders', 'p', 'it''s');
+SELECT rest_write_entity('Orders', 'p', 'it''s', '{"PartitionKey":"p","RowKey":"it''s","z":3}', false) IS NOT NULL AS insert_or_replace;
+SELECT properties FROM get_entity('Orders', 'p', 'it''s');
+SELECT rest_write_entity('Orders', 'p', '1', '{"Amount":6.0}', true, '*') IS NOT NULL AS merge_star;
+SELECT pg_temp.try($$SELECT tablestore.rest_write_entity('Orders', 'p', 'none', '{"a":1}', false, '*')$$);
+SELECT pg_temp.try($$SELECT tablestore.rest_write_entity('Orders', 'p', '1', '{"a":1}', false, 'W/"stale"')$$);
+SELECT pg_temp.try($$SELECT tablestore.rest_write_entity('Orders', 'p', '1', '{"RowKey":"2","a":1}', false)$$);
+SELECT pg_temp.try($$SELECT tablestore.rest_write_entity('Orders', 'p', 'a/b', '{"a":1}', false)$$);
+
+-- point read and query, at each level, with $select
+SELECT pg_temp.m(etag) etag, pg_temp.m(body) body FROM rest_get_entity('Orders', 'p', '1', NULL, 'minimalmetadata', 'http://h/a', 'a');
+SELECT pg_temp.m(body) FROM rest_get_entity('Orders', 'p', 'it''s', NULL, 'fullmetadata', 'http://h/a', 'a');
+SELECT pg_temp.m(body) FROM rest_get_entity('Orders', 'p', '1', 'Amount,Nothing', 'nometadata');
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_get_entity('Orders', 'p', 'none')$$);
+SELECT pg_temp.m(body) body, next_partition_key, next_row_key FROM rest_query_entities('Orders', 'PartitionKey eq ''p''', 'Big', 2, NULL, NULL, 'minimalmetadata', 'http://h/a', 'a');
+SELECT pg_temp.m(body) body, next_partition_key, next_row_key FROM rest_query_entities('Orders', 'PartitionKey eq ''p''', 'Big', 2, 'p', '3', 'nometadata');
+SELECT pg_temp.m(body) FROM rest_query_entities('Orders', 'Big eq 12L', '', NULL, NULL, NULL, 'fullmetadata', 'http://h/a', 'a');
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_query_entities('Orders', 'Big eq 12', NULL, 1001)$$);
+
+-- $batch: keys beside the entities, a delete without an entity, an echoed insert
+SELECT pg_temp.m(etag) etag, pg_temp.m(body) body FROM rest_batch('Orders', '[
+	{"op":"insert","entity":{"PartitionKey":"q","RowKey":"1","v":1},"echo":true},
+	{"op":"upsert_merge","PartitionKey":"q","RowKey":"2","entity":{"v":2}},
+	{"op":"insert","PartitionKey":"q","RowKey":"3","entity":{"v":3}}]', 'minimalmetadata', 'http://h/a', 'a');
+SELECT pg_temp.m(etag) etag, body FROM rest_batch('Orders', '[{"op":"delete","PartitionKey":"q","RowKey":"1","if_match":"*"},
+	{"op":"merge","PartitionKey":"q","RowKey":"2","entity":{"w":1}}]');
+SELECT row_key, properties FROM tablestore_data.orders WHERE partition_key = 'q' ORDER BY row_key;
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"merge","PartitionKey":"q","RowKey":"9","entity":{"a":1}}]')$$);
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"insert","PartitionKey":"q","RowKey":"5","entity":{"RowKey":"6"}}]')$$);
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"merge","PartitionKey":"q","RowKey":"2"}]')$$);
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"merge","PartitionKey":"q","RowKey":"2","entity":{},"echo":true}]')$$);
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"insert","PartitionKey":"q","RowKey":"a#b","entity":{}}]')$$);
+
+SELECT drop_table('Orders'), drop_table('Lines'), drop_table('Shipments');

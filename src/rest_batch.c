@@ -1,0 +1,66 @@
+/*
+ * rest_batch.c - the REST function of $batch (doc/gateway.md): one changeset, read by the gateway
+ * into execute_batch's document with the sub-requests' keys and Prefer, run as one batch.
+ */
+#include "rest.h"
+
+#include "batch.h"
+#include "funcapi.h"
+#include "ts_support.h"
+#include "utils/builtins.h"
+
+/*
+ * tablestore.rest_batch(tbl, operations, metadata, base, account) -> setof (etag, body): one row
+ * per operation, in request order; body is the stored entity of an insert marked echo
+ */
+PG_FUNCTION_INFO_V1(tablestore_rest_batch);
+Datum
+tablestore_rest_batch(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TsTable		t;
+	RestTarget	rt;
+	text	   *doc;
+	BatchOp    *ops;
+	int			n;
+	const char *table;
+
+	ts_require_arg(fcinfo, 0, "tbl");
+	if (PG_ARGISNULL(1))
+		ts_raisef(TSE_BATCH_MALFORMED, "operations must not be NULL");
+	ts_require_utf8();
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	rest_target_from_args(fcinfo, 2, &rt);
+	table = rest_table_name(fcinfo, 0);
+	doc = PG_GETARG_TEXT_PP(1);
+	ops = batch_run(&t, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &n);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < n; i++)
+	{
+		BatchOp    *op = &ops[i];
+		Datum		values[2];
+		bool		nulls[2] = {op->result.etag == NULL, !op->echo};
+
+		values[0] = PointerGetDatum(op->result.etag);
+		values[1] = (Datum) 0;
+		if (op->echo)
+		{
+			RowJson		r;
+			EntityView	v;
+
+			entity_view_of(&v, op->props);
+			r.pk = VARDATA_ANY(op->pk);
+			r.pk_len = VARSIZE_ANY_EXHDR(op->pk);
+			r.rk = VARDATA_ANY(op->rk);
+			r.rk_len = VARSIZE_ANY_EXHDR(op->rk);
+			r.ts_ticks = (int64) op->result.ts * 10 + EDM_TICKS_PG_EPOCH;
+			r.etag = VARDATA_ANY(op->result.etag);
+			r.etag_len = VARSIZE_ANY_EXHDR(op->result.etag);
+			r.props = &v;
+			values[1] = PointerGetDatum(rest_entity_body(&rt, table, &r, NULL));
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}

@@ -146,7 +146,7 @@ test('types.datetime-range', 'the DateTime extremes 1601-01-01 and 9999-12-31T23
 	});
 
 test('types.datetime-offset-input', 'a DateTime given with an offset is stored as the same instant in UTC',
-	'README decision (input `±HH:MM` accepted, returned in UTC); docs: DateTime values are UTC, offsets are ISO 8601', async (ctx) => {
+	`${DM}: Edm.DateTime is a value expressed as UTC; README decision (input ±HH:MM accepted, returned in UTC)`, async (ctx) => {
 		const { typed } = await roundTrip(ctx, { t: { value: '2024-01-02T05:04:05.5+02:00', type: 'DateTime' } });
 		checkTyped(typed.t, 'DateTime', (x) => /Z$/.test(x) && ticks(x) === ticks('2024-01-02T03:04:05.5Z'), 't');
 	});

@@ -189,9 +189,11 @@ async function malformed(ctx, label, mangle, opts = {}) {
 	const t = await table(ctx);
 	const r = await send(ctx, [insert(ctx, t, { PartitionKey: 'p', RowKey: 'a' }), insert(ctx, t, { PartitionKey: 'p', RowKey: 'b' })], { mangle, ...opts });
 	const o = outcome(r);
-	if (o.status < 400 || o.status >= 500) fail(`${label}: expected a 4xx answer, got ${r.status}${r.status === 202 ? ` with ${o.note ?? `parts ${r.batch?.parts.map((p) => p.status)}`}` : ''} ${o.code ?? ''}`);
-	eq(o.status, 400, `${label}: status (${o.code ?? ''})`);
-	deepEq(await rowKeys(ctx, t), [], `${label}: nothing applied`);
+	const after = await rowKeys(ctx, t);
+	const applied = after.length ? `; applied: ${JSON.stringify(after)}` : '; nothing applied';
+	if (o.status < 400 || o.status >= 500) fail(`${label}: expected a 4xx answer, got ${r.status}${r.status === 202 ? ` with ${o.note ?? `parts ${r.batch?.parts.map((p) => p.status)}`}` : ''} ${o.code ?? ''}${applied}`);
+	eq(o.status, 400, `${label}: status (${o.code ?? ''}${applied})`);
+	deepEq(after, [], `${label}: nothing applied`);
 }
 
 test('raw.batch-missing-boundary', 'a $batch whose Content-Type has no boundary is 400 and applies nothing',
@@ -226,7 +228,7 @@ test('raw.batch-bad-json-part', 'a changeset part whose body is not JSON fails t
 			{ method: 'POST', url: ctx.raw.absolute(t), headers: { 'Content-Type': 'application/json', Prefer: 'return-no-content' }, body: '{"PartitionKey":"p","RowKey":' },
 		]);
 		const o = outcome(r);
-		eq(o.status, 400, `failure status (${o.code ?? ''})`);
+		eq(o.status, 400, `failure status (${o.code ?? ''}; entities now ${JSON.stringify(await rowKeys(ctx, t))})`);
 		ok(/^1:/.test(o.message), `message starts with "1:" ("${o.message.split('\n')[0]}")`);
 		deepEq(await rowKeys(ctx, t), [], 'entities');
 		wellFormed(r);

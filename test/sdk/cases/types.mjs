@@ -89,23 +89,45 @@ test('types.int64-out-of-range', 'an Int64 outside the Int64 range is 400 Invali
 		await rejects(tc.createEntity({ ...E, x: { value: '-9223372036854775809', type: 'Int64' } }), { status: 400, code: 'InvalidInput' }, 'Int64 -2^63-1');
 	});
 
+// How a Double travels in the raw JSON of a point read: its annotation and its literal text. A
+// whole-number Double keeps its type on the wire either with an Edm.Double annotation or by a
+// literal with a decimal point or exponent (`5.0`), which JSON readers such as .NET's tell from
+// an integer (SPEC §1 names both; a JavaScript JSON.parse cannot see the difference, so the JS
+// SDK types an unannotated 5.0 as Int32 when asked with disableTypeConversion).
+async function rawDouble(ctx, table, name) {
+	const r = await ctx.raw.request({ path: entityPath(table, 'p', 'r') });
+	eq(r.status, 200, 'raw read status');
+	const esc = name.replace(/[$]/g, '\\$&');
+	const lit = new RegExp(`"${esc}":(-?[0-9][0-9.eE+-]*|"[^"]*")`).exec(r.text)?.[1];
+	const ann = new RegExp(`"${esc}@odata\\.type":"([^"]*)"`).exec(r.text)?.[1];
+	return { lit, ann, typed: ann === 'Edm.Double' || (ann === undefined && lit !== undefined && /[.eE]/.test(lit)) };
+}
+
 test('types.double', 'finite Doubles round-trip as Double, whole numbers included',
-	`${DM}: Edm.Double, a 64-bit floating point value; spec §1 (a whole-number Double keeps its type)`, async (ctx) => {
+	`${DM}: Edm.Double, a 64-bit floating point value; spec §1 (a whole-number Double keeps its type: written 5.0, or annotated)`, async (ctx) => {
 		const values = { half: 1.5, tenth: 0.1, huge: 1.7976931348623157e308, tiny: 5e-324, neg: -2.5e-10, pi: Math.PI };
 		const wholes = { five: 5, zero: 0, million: 1e6, negWhole: -7 };
 		const props = { ...values };
 		for (const [k, v] of Object.entries(wholes)) props[k] = { value: v, type: 'Double' };
-		const { plain, typed } = await roundTrip(ctx, props);
-		for (const [k, v] of Object.entries({ ...values, ...wholes })) {
+		const { tc, plain, typed } = await roundTrip(ctx, props);
+		for (const [k, v] of Object.entries(values)) {
 			eq(Number(plain[k]), v, k);
 			checkTyped(typed[k], 'Double', (x) => Number(x) === v, k);
+		}
+		for (const [k, v] of Object.entries(wholes)) {
+			eq(Number(plain[k]), v, k);
+			const d = await rawDouble(ctx, tc.tableName, k);
+			ok(d.typed, `${k}: a whole Double must travel as a Double (an Edm.Double annotation or a literal like 5.0); got ${d.lit}${d.ann ? ` annotated ${d.ann}` : ' unannotated'}`);
 		}
 	});
 
 test('types.double-negative-zero', 'a Double -0 keeps its sign',
 	'spec §1: negative zero round-trips losslessly (docs silent)', async (ctx) => {
-		const { typed } = await roundTrip(ctx, { z: { value: '-0', type: 'Double' } });
-		checkTyped(typed.z, 'Double', (x) => Object.is(Number(x), -0), 'z (expected -0)');
+		const { tc } = await roundTrip(ctx, { z: { value: '-0', type: 'Double' } });
+		const d = await rawDouble(ctx, tc.tableName, 'z');
+		const value = d.lit?.startsWith('"') ? Number(JSON.parse(d.lit)) : Number(d.lit);
+		ok(Object.is(value, -0), `z: expected -0, got ${d.lit}`);
+		ok(d.typed || d.ann === 'Edm.Double', `z: travels as a Double (got ${d.lit}${d.ann ? ` annotated ${d.ann}` : ' unannotated'})`);
 	});
 
 test('types.double-nan-infinity', 'Double NaN, Infinity and -Infinity round-trip',

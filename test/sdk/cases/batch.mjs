@@ -75,7 +75,7 @@ test('batch.fail-conflict-index', 'a failing batch reports the failing operation
 	});
 
 test('batch.fail-notfound-index', 'an update of a missing entity fails the batch with ResourceNotFound at its index',
-	`${EGT}; spec §6 (index of the failing operation, 0-based)`, async (ctx) => {
+	`${EGT}; contract §6 (index of the failing operation, 0-based)`, async (ctx) => {
 		const { tc, before, ops } = await failingBatch(ctx, { index: 5, bad: ['update', { partitionKey: 'p', rowKey: 'missing', v: 2 }, 'Merge'] });
 		const info = await rejects(tc.submitTransaction(ops), { status: 404, code: 'ResourceNotFound' }, 'submitTransaction');
 		eq(indexOf(info), 5, `index in the message "${info.message.split('\n')[0]}"`);
@@ -83,7 +83,7 @@ test('batch.fail-notfound-index', 'an update of a missing entity fails the batch
 	});
 
 test('batch.fail-last-index', 'a failure in the last of 100 operations reports index 99',
-	`${EGT}; spec §6`, async (ctx) => {
+	`${EGT}; contract §6`, async (ctx) => {
 		const { tc, before, ops } = await failingBatch(ctx, { index: 99, bad: ['create', { partitionKey: 'p', rowKey: 'exists' }] });
 		const info = await rejects(tc.submitTransaction(ops), { status: 409, code: 'EntityAlreadyExists' }, 'submitTransaction');
 		eq(indexOf(info), 99, `index in the message "${info.message.split('\n')[0]}"`);
@@ -91,7 +91,7 @@ test('batch.fail-last-index', 'a failure in the last of 100 operations reports i
 	});
 
 test('batch.fail-precondition', 'an update with a stale ETag fails the batch with 412 and applies nothing',
-	`${EGT}; doc: error codes UpdateConditionNotSatisfied 412 (spec §12: the service omits the index for a 412, so an index, if given, must be right)`, async (ctx) => {
+	`${EGT}; doc: error codes UpdateConditionNotSatisfied 412 (contract §12: the service omits the index for a 412, so an index, if given, must be right)`, async (ctx) => {
 		let stale;
 		const { tc, before, ops } = await failingBatch(ctx, {
 			index: 3, bad: null,
@@ -151,7 +151,7 @@ test('batch.body-over-4mib', 'a batch body over 4 MiB is 413 RequestBodyTooLarge
 	});
 
 test('batch.limit-inside', 'an invalid entity inside a batch fails it with that entity\'s error and index',
-	`${EGT}: all entities are subject to the data-model limits; spec §6 (index and cause)`, async (ctx) => {
+	`${EGT}: all entities are subject to the data-model limits; contract §6 (index and cause)`, async (ctx) => {
 		const tc = await ctx.newTable();
 		const ops = [
 			['create', { partitionKey: 'p', rowKey: 'a' }],

@@ -36,13 +36,13 @@ test('entity.insert-conflict', 'inserting an existing entity is 409 EntityAlread
 	});
 
 test('entity.get-missing', 'a point read of a missing entity is 404 ResourceNotFound',
-	'spec §4: Retrieve of a missing entity is ResourceNotFound (the error-code page lists EntityNotFound too; the live service answers ResourceNotFound)', async (ctx) => {
+	'contract §4: Retrieve of a missing entity is ResourceNotFound (the error-code page lists EntityNotFound too; the live service answers ResourceNotFound)', async (ctx) => {
 		const tc = await ctx.newTable();
 		await rejects(tc.getEntity('p', 'nope'), { status: 404, code: 'ResourceNotFound' }, 'getEntity');
 	});
 
 test('entity.get-select', 'getEntity with select returns only the selected properties',
-	'doc: Query Entities: $select returns only the named properties; spec §5 (keys and Timestamp only when selected)', async (ctx) => {
+	'doc: Query Entities: $select returns only the named properties; contract §5 (keys and Timestamp only when selected)', async (ctx) => {
 		const tc = await ctx.newTable();
 		await tc.createEntity({ ...E, A: 1, B: 'two', C: true });
 		const got = await tc.getEntity('p', 'r', { queryOptions: { select: ['A', 'C'] } });
@@ -89,7 +89,7 @@ for (const mode of ['Replace', 'Merge']) {
 		});
 
 	test(`entity.${m}-star-missing`, `${mode} with If-Match * on a missing entity is 404 ResourceNotFound`,
-		'spec §4: Update/Merge of a missing entity is ResourceNotFound; doc: If-Match * matches any existing entity', async (ctx) => {
+		'contract §4: Update/Merge of a missing entity is ResourceNotFound; doc: If-Match * matches any existing entity', async (ctx) => {
 			const tc = await ctx.newTable();
 			await rejects(tc.updateEntity({ ...E, v: 1 }, mode, { etag: '*' }), { status: 404, code: 'ResourceNotFound' }, `${mode} with *`);
 			await rejects(tc.getEntity('p', 'r'), { status: 404 }, 'no entity was created');
@@ -123,7 +123,7 @@ test('entity.upsert-merge', 'Insert Or Merge creates a missing entity and merges
 	});
 
 test('entity.delete', 'Delete Entity without an ETag (*) removes it; deleting again is 404 ResourceNotFound',
-	'doc: Delete Entity (If-Match * required by the protocol, sent by the SDK); spec §4', async (ctx) => {
+	'doc: Delete Entity (If-Match * required by the protocol, sent by the SDK); contract §4', async (ctx) => {
 		const tc = await ctx.newTable();
 		await tc.createEntity({ ...E });
 		await tc.deleteEntity('p', 'r');
@@ -143,7 +143,7 @@ test('entity.delete-if-match', 'Delete Entity with a stale ETag is 412 and keeps
 	});
 
 test('entity.etag-changes-every-write', 'every write yields an ETag different from all earlier ones; Timestamp never goes back',
-	'doc: Update Entity: the ETag changes with every update; spec §4 (even within the same clock tick)', async (ctx) => {
+	'doc: Update Entity: the ETag changes with every update; contract §4 (even within the same clock tick)', async (ctx) => {
 		const tc = await ctx.newTable();
 		const etags = [(await tc.createEntity({ ...E, n: 0 })).etag];
 		const stamps = [(await tc.getEntity('p', 'r')).timestamp];
@@ -171,7 +171,7 @@ test('entity.timestamp-server-owned', 'a Timestamp sent by the client is ignored
 	});
 
 test('entity.delete-then-insert', 'an entity deleted and inserted again gets an ETag different from its earlier one',
-	'spec §4: every write produces a new ETag, different from every earlier ETag of that entity', async (ctx) => {
+	'contract §4: every write produces a new ETag, different from every earlier ETag of that entity', async (ctx) => {
 		const tc = await ctx.newTable();
 		const { etag: first } = await tc.createEntity({ ...E, v: 1 });
 		await tc.deleteEntity('p', 'r');

@@ -47,7 +47,7 @@ test('keys.special-characters', 'keys with quotes, spaces, %, +, &, unicode and 
 	});
 
 test('keys.empty-rowkey', 'an empty RowKey is allowed: insert, read, update, delete',
-	'spec §2: empty string allowed (the data-model page gives only the size limit)', async (ctx) => {
+	'contract §2: empty string allowed (the data-model page gives only the size limit)', async (ctx) => {
 		const tc = await ctx.newTable();
 		await tc.createEntity({ partitionKey: 'p', rowKey: '', v: 1 });
 		eq((await tc.getEntity('p', '')).v, 1, 'read');
@@ -60,7 +60,7 @@ test('keys.empty-rowkey', 'an empty RowKey is allowed: insert, read, update, del
 	});
 
 test('keys.empty-partitionkey', 'an empty PartitionKey is allowed',
-	'spec §2: empty string allowed', async (ctx) => {
+	'contract §2: empty string allowed', async (ctx) => {
 		const tc = await ctx.newTable();
 		await tc.createEntity({ partitionKey: '', rowKey: 'r', v: 1 });
 		eq((await tc.getEntity('', 'r')).v, 1, 'read');
@@ -68,7 +68,7 @@ test('keys.empty-partitionkey', 'an empty PartitionKey is allowed',
 	});
 
 test('keys.forbidden-characters', 'keys holding / \\ # ? or a control character are refused with 400 InvalidInput',
-	`${DM}: / \\ # ? and U+0000-U+001F, U+007F-U+009F are not allowed in keys; spec §2 InvalidInput`, async (ctx) => {
+	`${DM}: / \\ # ? and U+0000-U+001F, U+007F-U+009F are not allowed in keys; contract §2 InvalidInput`, async (ctx) => {
 		const tc = await ctx.newTable();
 		const bad = ['a/b', 'a\\b', 'a#b', 'a?b', 'a\u0001b', 'a\tb', 'a\u007fb', 'a\u009fb'];
 		const wrong = [];
@@ -88,7 +88,7 @@ test('keys.forbidden-characters', 'keys holding / \\ # ? or a control character 
 	});
 
 test('keys.max-length', 'keys of 512 UTF-16 code units (1 KiB) are accepted, 513 refused',
-	`${DM}: PartitionKey and RowKey are strings up to 1 KiB; spec §2 (KeyValueTooLarge or OutOfRangeInput)`, async (ctx) => {
+	`${DM}: PartitionKey and RowKey are strings up to 1 KiB; contract §2 (KeyValueTooLarge or OutOfRangeInput)`, async (ctx) => {
 		const tc = await ctx.newTable();
 		const k512 = 'k'.repeat(512);
 		await accepts(tc.createEntity({ partitionKey: 'p', rowKey: k512 }), '512-character RowKey');
@@ -103,7 +103,7 @@ test('keys.max-length', 'keys of 512 UTF-16 code units (1 KiB) are accepted, 513
 	});
 
 test('keys.order-ordinal', 'keys sort ordinally: digits before capitals before lower case, "brown" not between B and C',
-	'doc: Querying tables and entities: results sorted by PartitionKey then RowKey; spec §3 (ordinal comparison)', async (ctx) => {
+	'doc: Querying tables and entities: results sorted by PartitionKey then RowKey; contract §3 (ordinal comparison)', async (ctx) => {
 		const tc = await ctx.newTable();
 		const rks = ['brown', 'Department', '00002', '00001', 'B', 'Bz', 'C', 'a', '_', 'Z', '~'];
 		await ctx.load(tc, rks.map((r) => ({ partitionKey: 'p', rowKey: r })));

@@ -26,7 +26,7 @@ test('limits.properties-253', '253 custom properties are 400 TooManyProperties',
 	});
 
 test('limits.properties-253-by-merge', 'a merge that brings an entity to 253 properties is 400 TooManyProperties',
-	`${DM}: the limit applies to the stored entity; spec §2`, async (ctx) => {
+	`${DM}: the limit applies to the stored entity; contract §2`, async (ctx) => {
 		const tc = await ctx.newTable();
 		await tc.createEntity(manyProps(252));
 		await rejects(tc.updateEntity({ ...E, extra: 1 }, 'Merge'), { status: 400, code: 'TooManyProperties' }, 'merge adding a 253rd property');
@@ -60,7 +60,7 @@ test('limits.entity-too-large', 'an entity well over 1 MiB (17 Strings of 32 000
 		await rejects(tc.createEntity(e), { status: 400, code: 'EntityTooLarge' }, 'createEntity of about 1.09 MB');
 	});
 
-// SPEC §2: 4 + 2·len16(PK) + 2·len16(RK) + Σ(8 + 2·len16(name) + 2·len16(string) + 4)
+// contract §2: 4 + 2·len16(PK) + 2·len16(RK) + Σ(8 + 2·len16(name) + 2·len16(string) + 4)
 function entityOfSize(total) {
 	const e = { partitionKey: 'p', rowKey: 'r' };
 	let size = 4 + 2 + 2;
@@ -76,7 +76,7 @@ function entityOfSize(total) {
 }
 
 test('limits.entity-size-boundary', 'an entity of exactly 1 MiB by the size formula is accepted; 2 bytes more is EntityTooLarge',
-	'spec §2: the service\'s size formula (4 + keys + Σ(8 + name + value), UTF-16); the docs give the 1 MiB limit, not the formula', async (ctx) => {
+	'contract §2: the service\'s size formula (4 + keys + Σ(8 + name + value), UTF-16); the docs give the 1 MiB limit, not the formula', async (ctx) => {
 		const tc = await ctx.newTable();
 		await accepts(tc.createEntity(entityOfSize(1_048_576)), 'an entity of 1 048 576 bytes');
 		const over = { ...entityOfSize(1_048_578), rowKey: 'r' };
@@ -126,7 +126,7 @@ test('limits.property-names-case-sensitive', 'property names differing only in c
 	});
 
 test('limits.request-5mib', 'an insert whose body is about 5 MiB is 413 RequestBodyTooLarge',
-	'spec §12: a body over 4 MiB is 413 RequestBodyTooLarge (docs: Common REST API error codes RequestBodyTooLarge 413; the 4 MiB figure is documented for batches)', async (ctx) => {
+	'contract §12: a body over 4 MiB is 413 RequestBodyTooLarge (docs: Common REST API error codes RequestBodyTooLarge 413; the 4 MiB figure is documented for batches)', async (ctx) => {
 		const tc = await ctx.newTable();
 		const e = { ...E };
 		for (let i = 0; i < 160; i++) e[`s${String(i).padStart(3, '0')}`] = 'w'.repeat(32_768);

@@ -63,7 +63,7 @@ test('paging.default-page-size', 'without $top a page holds at most 1000 entitie
 	}, { timeoutMs: 180_000 });
 
 test('paging.resume-new-iterator', 'a continuation token from one iterator resumes the query in a new iterator',
-	`${PG}; spec §5 (continuations are durable and stateless)`, async (ctx) => {
+	`${PG}; contract §5 (continuations are durable and stateless)`, async (ctx) => {
 		const n = size(ctx);
 		const all = entities(n);
 		const tc = await ctx.newTable();

@@ -1,5 +1,5 @@
 // cases/queries.mjs - Query Entities through TableClient.listEntities: $filter over every type
-// (with the odata tagged template), and/or/not, the typed comparison rules of SPEC §5, $select,
+// (with the odata tagged template), and/or/not, the typed comparison rules of contract §5, $select,
 // $top page sizes, key order.
 import { odata } from '@azure/data-tables';
 import { deepEq, eq, ok, rejects, test } from '../lib/harness.mjs';
@@ -8,7 +8,7 @@ const QE = 'doc: Querying tables and entities (constructing filter strings)';
 const G1 = '68260b3f-beab-45e2-b900-33e2b442e724';
 const G2 = '00000000-0000-0000-0000-000000000001';
 
-// The fixture (SPEC §10 extended with typed properties). Sales/00011 holds Age as a String.
+// The fixture (contract §10 extended with typed properties). Sales/00011 holds Age as a String.
 const FIXTURE = [
 	{ partitionKey: 'Marketing', rowKey: '00001', FirstName: 'Don', LastName: 'Hall', Age: 34, Email: 'donh@contoso.com',
 		Big: { value: '9007199254740993', type: 'Int64' }, Score: 1.5, Active: true,
@@ -43,7 +43,7 @@ function filterCase(id, title, basis, pairs) {
 	});
 }
 
-filterCase('query.filter-keys', 'point, range and prefix queries on PartitionKey and RowKey', `${QE}; spec §10`, [
+filterCase('query.filter-keys', 'point, range and prefix queries on PartitionKey and RowKey', `${QE}; contract §10`, [
 	["(PartitionKey eq 'Sales') and (RowKey eq '00010')", ['Sales/00010']],
 	["PartitionKey eq 'Marketing' and RowKey ge '0' and RowKey lt '1'", ['Marketing/00001', 'Marketing/00002']],
 	["((PartitionKey eq 'Marketing') and (RowKey ge 'D')) and (RowKey lt 'E')", ['Marketing/Department']],
@@ -52,7 +52,7 @@ filterCase('query.filter-keys', 'point, range and prefix queries on PartitionKey
 	["RowKey gt '00001' and RowKey lt 'Z'", ['Marketing/00002', 'Marketing/Department', 'Sales/00010', 'Sales/00011']],
 ]);
 
-filterCase('query.filter-empty-range', 'an inverted key range is an empty result, not an error', 'spec §5 and §10', [
+filterCase('query.filter-empty-range', 'an inverted key range is an empty result, not an error', 'contract §5 and §10', [
 	["(PartitionKey eq 'Sales') and (RowKey ge 'empid_000123') and (RowKey lt '000123_2012')", []],
 	["PartitionKey eq 'Nobody'", []],
 ]);
@@ -73,7 +73,7 @@ filterCase('query.filter-int32', 'Int32 comparisons', `${QE}: integer literals`,
 	['Age eq -1', []],
 ]);
 
-filterCase('query.filter-int64', 'Int64 comparisons with the L suffix, exact beyond 2^53', `${QE}: Int64 literals carry the L suffix; spec §5`, [
+filterCase('query.filter-int64', 'Int64 comparisons with the L suffix, exact beyond 2^53', `${QE}: Int64 literals carry the L suffix; contract §5`, [
 	['Big eq 9007199254740993L', ['Marketing/00001']],
 	['Big gt 9007199254740992L', ['Marketing/00001']],
 	['Big lt 0L', ['Sales/00010']],
@@ -81,13 +81,13 @@ filterCase('query.filter-int64', 'Int64 comparisons with the L suffix, exact bey
 ]);
 
 filterCase('query.filter-int32-literal-on-int64', 'an Int32 literal compares numerically with an Int64 property',
-	'spec §5: a literal that widens losslessly to the property\'s type compares as a number (docs silent)', [
+	'contract §5: a literal that widens losslessly to the property\'s type compares as a number (docs silent)', [
 		['Big gt 4', ['Marketing/00001', 'Marketing/00002']],
 		['Big eq 5', ['Marketing/00002']],
 		['Big lt 0', ['Sales/00010']],
 	]);
 
-filterCase('query.filter-double', 'Double comparisons, and Int32 literals against Doubles', `${QE}; spec §5 (Int32 widens to Double)`, [
+filterCase('query.filter-double', 'Double comparisons, and Int32 literals against Doubles', `${QE}; contract §5 (Int32 widens to Double)`, [
 	['Score ge 2.0', ['Marketing/00002', 'Sales/00010']],
 	['Score eq 1.5', ['Marketing/00001']],
 	['Score gt 2', ['Sales/00010']],
@@ -95,14 +95,14 @@ filterCase('query.filter-double', 'Double comparisons, and Int32 literals agains
 	['Score lt 1.25e1', ['Marketing/00001', 'Marketing/00002']],
 ]);
 
-filterCase('query.filter-boolean', 'Boolean comparisons (false < true)', `${QE}: true / false; spec §5`, [
+filterCase('query.filter-boolean', 'Boolean comparisons (false < true)', `${QE}: true / false; contract §5`, [
 	['Active eq true', ['Marketing/00001', 'Sales/00010']],
 	['Active eq false', ['Marketing/00002']],
 	['Active ne true', ['Marketing/00002']],
 	['Active lt true', ['Marketing/00002']],
 ]);
 
-filterCase('query.filter-datetime', 'DateTime comparisons at 100 ns', `${QE}: datetime'…' literals; spec §5 (100 ns)`, [
+filterCase('query.filter-datetime', 'DateTime comparisons at 100 ns', `${QE}: datetime'…' literals; contract §5 (100 ns)`, [
 	["Joined eq datetime'2014-08-22T00:50:44.1234567Z'", ['Marketing/00001']],
 	["Joined gt datetime'2014-08-22T00:50:44.1234567Z'", ['Marketing/00002']],
 	["Joined lt datetime'2014-08-22T00:50:44.1234568Z' and Joined gt datetime'2014-08-22T00:50:44.1234566Z'", ['Marketing/00001']],
@@ -115,13 +115,13 @@ filterCase('query.filter-guid', 'Guid comparisons', `${QE}: guid'…' literals`,
 	[`Id ne guid'${G1}'`, ['Marketing/00002']],
 ]);
 
-filterCase('query.filter-binary', "Binary comparisons with X'…' and binary'…'", `${QE}: binary literals; spec §5`, [
+filterCase('query.filter-binary', "Binary comparisons with X'…' and binary'…'", `${QE}: binary literals; contract §5`, [
 	["Bin eq X'0aff'", ['Marketing/00001']],
 	["Bin eq binary'0aff'", ['Marketing/00001']],
 	["Bin eq X'ff'", ['Sales/00010']],
 ]);
 
-filterCase('query.filter-logic', 'and / or / not with parentheses and precedence', `${QE}: and, or, not; spec §5 (not > comparison > and > or)`, [
+filterCase('query.filter-logic', 'and / or / not with parentheses and precedence', `${QE}: and, or, not; contract §5 (not > comparison > and > or)`, [
 	["(Age lt 30 or Age gt 40) and PartitionKey eq 'Marketing'", ['Marketing/00002']],
 	["PartitionKey eq 'Sales' or RowKey eq '00001' and PartitionKey eq 'Nobody'", ['Sales/00010', 'Sales/00011']],
 	["not (PartitionKey eq 'Marketing')", ['Sales/00010', 'Sales/00011']],
@@ -130,7 +130,7 @@ filterCase('query.filter-logic', 'and / or / not with parentheses and precedence
 ]);
 
 filterCase('query.filter-absent-property', 'a comparison on a property the entity lacks is false whatever the operator; not is two-valued',
-	'spec §5: comparison on an absent property is false; logic is two-valued (docs silent)', [
+	'contract §5: comparison on an absent property is false; logic is two-valued (docs silent)', [
 		['Nope eq 1', []],
 		['Nope ne 1', []],
 		["Nope lt 'z'", []],
@@ -139,7 +139,7 @@ filterCase('query.filter-absent-property', 'a comparison on a property the entit
 	]);
 
 filterCase('query.filter-type-mismatch', 'a literal of another type decides by the mismatch alone: eq false, ne true, lt true, le true, gt false, ge false',
-	'spec §5: typed comparison semantics (docs silent)', [
+	'contract §5: typed comparison semantics (docs silent)', [
 		// Sales/00011 has Age as the String '40'; an Int32 literal does not widen to a String
 		["PartitionKey eq 'Sales' and RowKey eq '00011' and Age eq 40", []],
 		["PartitionKey eq 'Sales' and RowKey eq '00011' and Age ne 40", ['Sales/00011']],
@@ -162,13 +162,13 @@ filterCase('query.filter-timestamp', 'Timestamp is filterable like any DateTime'
 ]);
 
 test('query.filter-int32-literal-range', 'an unsuffixed integer literal outside Int32 is 400 InvalidInput',
-	"spec §5: `ts eq 1498179600055` is an error on the service (\"Unrecognized 'Edm.Int32' literal\"); Int64 literals need L", async (ctx) => {
+	"contract §5: `ts eq 1498179600055` is an error on the service (\"Unrecognized 'Edm.Int32' literal\"); Int64 literals need L", async (ctx) => {
 		const tc = await fixture(ctx);
 		await rejects(ctx.all(tc, { queryOptions: { filter: 'Big eq 9007199254740993' } }), { status: 400, code: 'InvalidInput' }, 'Big eq 9007199254740993');
 	});
 
 test('query.filter-malformed', 'malformed filters are 400 InvalidInput, never an empty result',
-	'spec §5 and §10: unquoted values, `und`, unbalanced parentheses, unknown operators are errors', async (ctx) => {
+	'contract §5 and §10: unquoted values, `und`, unbalanced parentheses, unknown operators are errors', async (ctx) => {
 		const tc = await fixture(ctx);
 		for (const f of ['PartitionKey eq Sales', "(PartitionKey eq 'Sales') und (RowKey eq 'x')", "(PartitionKey eq 'Sales'", "PartitionKey xx 'Sales'", "PartitionKey eq 'Sales' and"]) {
 			await rejects(ctx.all(tc, { queryOptions: { filter: f } }), { status: 400, code: 'InvalidInput' }, `$filter=${f}`);
@@ -176,7 +176,7 @@ test('query.filter-malformed', 'malformed filters are 400 InvalidInput, never an
 	});
 
 test('query.filter-15-comparisons', 'a filter of 15 comparisons runs; 16 are 400 InvalidInput',
-	`${QE}: no more than 15 discrete comparisons are permitted within a $filter string; spec §2`, async (ctx) => {
+	`${QE}: no more than 15 discrete comparisons are permitted within a $filter string; contract §2`, async (ctx) => {
 		const tc = await fixture(ctx);
 		const cmp = (n) => Array.from({ length: n }, (_, i) => `RowKey ne 'x${i}'`).join(' and ');
 		eq((await keys(ctx, tc, `PartitionKey eq 'Sales' and ${cmp(14)}`)).length, 2, '15 comparisons: entities');
@@ -190,7 +190,7 @@ test('query.order', 'a table scan returns entities sorted by PartitionKey, then 
 	});
 
 test('query.select', 'select returns only the listed properties (and the ETag)',
-	'doc: Query Entities: $select; spec §5 (keys and Timestamp only when selected; a missing property is null)', async (ctx) => {
+	'doc: Query Entities: $select; contract §5 (keys and Timestamp only when selected; a missing property is null)', async (ctx) => {
 		const tc = await fixture(ctx);
 		const got = await ctx.all(tc, { queryOptions: { filter: "PartitionKey eq 'Marketing'", select: ['FirstName', 'Age'] } });
 		eq(got.length, 3, 'entities');
@@ -204,7 +204,7 @@ test('query.select', 'select returns only the listed properties (and the ETag)',
 	});
 
 test('query.select-with-keys', 'select may name PartitionKey, RowKey and Timestamp',
-	'doc: Query Entities: $select of system properties; spec §5', async (ctx) => {
+	'doc: Query Entities: $select of system properties; contract §5', async (ctx) => {
 		const tc = await fixture(ctx);
 		const got = await ctx.all(tc, { queryOptions: { filter: "PartitionKey eq 'Sales'", select: ['RowKey', 'Timestamp', 'LastName'] } });
 		deepEq(got.map((e) => [e.rowKey, e.LastName]), [['00010', 'Kwok'], ['00011', "O'Brien"]], 'RowKey and LastName');
@@ -212,7 +212,7 @@ test('query.select-with-keys', 'select may name PartitionKey, RowKey and Timesta
 	});
 
 test('query.top-pages', 'byPage({maxPageSize}) yields pages of exactly $top until the last',
-	'doc: Query Entities: $top returns at most n entities per page (the service may cut a page short at a partition boundary or after 5 s; within one partition of 25 entities it need not); spec §5', async (ctx) => {
+	'doc: Query Entities: $top returns at most n entities per page (the service may cut a page short at a partition boundary or after 5 s; within one partition of 25 entities it need not); contract §5', async (ctx) => {
 		const tc = await ctx.newTable();
 		await ctx.load(tc, Array.from({ length: 25 }, (_, i) => ({ partitionKey: 'p', rowKey: String(i).padStart(3, '0') })));
 		const sizes = [];
@@ -226,7 +226,7 @@ test('query.top-pages', 'byPage({maxPageSize}) yields pages of exactly $top unti
 	});
 
 test('query.top-filtered', 'top with a filter returns the first n matches in key order',
-	'doc: Query Entities: $top; spec §3 ($top n stops after n)', async (ctx) => {
+	'doc: Query Entities: $top; contract §3 ($top n stops after n)', async (ctx) => {
 		const tc = await ctx.newTable();
 		await ctx.load(tc, Array.from({ length: 30 }, (_, i) => ({ partitionKey: 'p', rowKey: String(i).padStart(3, '0'), odd: i % 2 === 1 })));
 		const it = tc.listEntities({ queryOptions: { filter: 'odd eq true' } }).byPage({ maxPageSize: 4 });

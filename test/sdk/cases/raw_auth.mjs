@@ -100,7 +100,7 @@ test('raw.auth-stale-date', 'a request dated 20 minutes ago is refused',
 	});
 
 test('raw.auth-error-body', 'an authentication failure answers the JSON error body and x-ms-error-code',
-	'spec §12: JSON body {"odata.error":{"code","message":{"lang","value"}}} and x-ms-error-code', async (ctx) => {
+	'contract §12: JSON body {"odata.error":{"code","message":{"lang","value"}}} and x-ms-error-code', async (ctx) => {
 		const r = await ctx.raw.request({ path: 'Tables', headers: { Authorization: `SharedKey ${ctx.account}:AAAA` } });
 		eq(r.status, 403, 'status');
 		eq(r.headers['x-ms-error-code'], 'AuthenticationFailed', 'x-ms-error-code');

@@ -64,7 +64,7 @@ test('raw.batch-response-format', 'a $batch answers 202 multipart/mixed with one
 	});
 
 test('raw.batch-insert-part-headers', 'an insert part answers Location and DataServiceId naming the entity (201 with content, 204 without)',
-	`${EGT} (response example); spec §12 (the JS SDK reads the RowKey from these)`, async (ctx) => {
+	`${EGT} (response example); contract §12 (the JS SDK reads the RowKey from these)`, async (ctx) => {
 		const t = await table(ctx);
 		const r = await send(ctx, [
 			insert(ctx, t, { PartitionKey: 'p', RowKey: 'x1', v: 1 }),
@@ -80,7 +80,7 @@ test('raw.batch-insert-part-headers', 'an insert part answers Location and DataS
 	});
 
 test('raw.batch-lf-only', 'a $batch body with LF-only line endings works',
-	`${EGT}; spec §12: LF-only line endings occur and must work`, async (ctx) => {
+	`${EGT}; contract §12: LF-only line endings occur and must work`, async (ctx) => {
 		const t = await table(ctx);
 		const r = await send(ctx, [insert(ctx, t, { PartitionKey: 'p', RowKey: 'a' }), insert(ctx, t, { PartitionKey: 'p', RowKey: 'b' })], { eol: '\n' });
 		eq(r.status, 202, `status (${r.code ?? ''} ${r.message ?? ''})`);
@@ -89,7 +89,7 @@ test('raw.batch-lf-only', 'a $batch body with LF-only line endings works',
 	});
 
 test('raw.batch-patch-and-if-match', 'PATCH, MERGE and DELETE with a specific ETag work inside a changeset',
-	`${EGT}: Merge Entity and Delete Entity with If-Match inside a change set; spec §12 (PATCH inside changesets)`, async (ctx) => {
+	`${EGT}: Merge Entity and Delete Entity with If-Match inside a change set; contract §12 (PATCH inside changesets)`, async (ctx) => {
 		const t = await table(ctx);
 		const e1 = await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'a', v: 1 } });
 		const e2 = await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'b', v: 1 } });
@@ -137,7 +137,7 @@ test('raw.batch-failing-index', 'the error of a failed changeset names the 0-bas
 	});
 
 test('raw.batch-cross-partition', 'a changeset over two PartitionKeys is 400 CommandsInBatchActOnDifferentPartitions and applies nothing',
-	`${EGT}: all entities must have the same PartitionKey; spec §2 (CommandsInBatchActOnDifferentPartitions)`, async (ctx) => {
+	`${EGT}: all entities must have the same PartitionKey; contract §2 (CommandsInBatchActOnDifferentPartitions)`, async (ctx) => {
 		const t = await table(ctx);
 		const r = await send(ctx, [insert(ctx, t, { PartitionKey: 'p1', RowKey: 'a' }), insert(ctx, t, { PartitionKey: 'p2', RowKey: 'b' })]);
 		const o = outcome(r);
@@ -162,7 +162,7 @@ test('raw.batch-duplicate-row', 'a changeset naming one entity twice is 400 Inva
 	});
 
 test('raw.batch-101', 'a changeset of 101 operations is 400 InvalidInput and applies nothing',
-	`${EGT}: at most 100 operations in a change set; doc: error codes InvalidInput; spec §12 (the service reports index 99)`, async (ctx) => {
+	`${EGT}: at most 100 operations in a change set; doc: error codes InvalidInput; contract §12 (the service reports index 99)`, async (ctx) => {
 		const t = await table(ctx);
 		const ops = Array.from({ length: 101 }, (_, i) => insert(ctx, t, { PartitionKey: 'p', RowKey: `r${i}` }));
 		const r = await send(ctx, ops);
@@ -170,12 +170,12 @@ test('raw.batch-101', 'a changeset of 101 operations is 400 InvalidInput and app
 		eq(o.status, 400, `failure status (${o.code ?? ''})`);
 		eq(o.code, 'InvalidInput', 'code');
 		deepEq(await rowKeys(ctx, t), [], 'entities');
-		ok(/^99:/.test(o.message), `message starts with "99:" as the service's does (spec §12; "${o.message.split('\n')[0]}")`);
+		ok(/^99:/.test(o.message), `message starts with "99:" as the service's does (contract §12; "${o.message.split('\n')[0]}")`);
 		wellFormed(r);
 	});
 
 test('raw.batch-other-host', 'the host in a part\'s request line is ignored',
-	'spec §12: each part has a request line holding an absolute URL (ignore its host)', async (ctx) => {
+	'contract §12: each part has a request line holding an absolute URL (ignore its host)', async (ctx) => {
 		const t = await table(ctx);
 		const url = `http://example.invalid:1234${ctx.raw.basePath}/${t}`;
 		const r = await send(ctx, [{ method: 'POST', url, headers: { Prefer: 'return-no-content' }, body: { PartitionKey: 'p', RowKey: 'a' } }]);
@@ -197,22 +197,22 @@ async function malformed(ctx, label, mangle, opts = {}) {
 }
 
 test('raw.batch-missing-boundary', 'a $batch whose Content-Type has no boundary is 400 and applies nothing',
-	`${EGT}: the body is multipart/mixed with a boundary; spec §7 (bad input never leaves a partial write)`, async (ctx) => {
+	`${EGT}: the body is multipart/mixed with a boundary; contract §7 (bad input never leaves a partial write)`, async (ctx) => {
 		await malformed(ctx, 'no boundary', undefined, { contentType: 'multipart/mixed' });
 	});
 
 test('raw.batch-wrong-boundary', 'a $batch whose boundary does not occur in the body is 400',
-	`${EGT}; spec §7`, async (ctx) => {
+	`${EGT}; contract §7`, async (ctx) => {
 		await malformed(ctx, 'wrong boundary', undefined, { contentType: 'multipart/mixed; boundary=batch_nothere' });
 	});
 
 test('raw.batch-truncated', 'a truncated $batch body is 400 and applies nothing',
-	`${EGT}; spec §7 (bad input never leaves a partial write)`, async (ctx) => {
+	`${EGT}; contract §7 (bad input never leaves a partial write)`, async (ctx) => {
 		await malformed(ctx, 'truncated', (b) => b.slice(0, Math.floor(b.length * 0.7)));
 	});
 
 test('raw.batch-no-request-line', 'a changeset part without a request line is 400 and applies nothing',
-	`${EGT}: each part is an HTTP request; spec §7`, async (ctx) => {
+	`${EGT}: each part is an HTTP request; contract §7`, async (ctx) => {
 		await malformed(ctx, 'no request line', (b) => {
 			const i = b.lastIndexOf('POST http');
 			const j = b.indexOf('\n', i);
@@ -221,7 +221,7 @@ test('raw.batch-no-request-line', 'a changeset part without a request line is 40
 	});
 
 test('raw.batch-bad-json-part', 'a changeset part whose body is not JSON fails the changeset with 400 and its index',
-	`${EGT}; spec §6 (index of the failing operation)`, async (ctx) => {
+	`${EGT}; contract §6 (index of the failing operation)`, async (ctx) => {
 		const t = await table(ctx);
 		const r = await send(ctx, [
 			insert(ctx, t, { PartitionKey: 'p', RowKey: 'a' }),
@@ -235,7 +235,7 @@ test('raw.batch-bad-json-part', 'a changeset part whose body is not JSON fails t
 	});
 
 test('raw.batch-5mib', 'a 5 MiB $batch is answered 413 RequestBodyTooLarge, and the client receives the answer',
-	`${EGT}: payload at most 4 MiB; doc: Common REST API error codes RequestBodyTooLarge 413; spec §12 (the 413 must reach the client)`, async (ctx) => {
+	`${EGT}: payload at most 4 MiB; doc: Common REST API error codes RequestBodyTooLarge 413; contract §12 (the 413 must reach the client)`, async (ctx) => {
 		const t = await table(ctx);
 		const big = 'x'.repeat(52_000);
 		const ops = Array.from({ length: 100 }, (_, i) => insert(ctx, t, { PartitionKey: 'p', RowKey: `r${i}`, big }));

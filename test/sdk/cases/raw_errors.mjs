@@ -19,7 +19,7 @@ function shape(r, code, what) {
 }
 
 test('raw.error-shape', 'errors answer {"odata.error":{"code","message":{"lang","value"}}} with x-ms-error-code',
-	'doc: Performing entity group transactions (sample JSON error body); spec §12', async (ctx) => {
+	'doc: Performing entity group transactions (sample JSON error body); contract §12', async (ctx) => {
 		const t = await table(ctx);
 		const nf = await ctx.raw.request({ path: entityPath(t, 'no', 'such') });
 		eq(nf.status, 404, 'missing entity status');
@@ -34,7 +34,7 @@ test('raw.error-shape', 'errors answer {"odata.error":{"code","message":{"lang",
 	});
 
 test('raw.error-shape-nometadata', 'an error answers the same JSON shape whatever the Accept level',
-	'spec §12', async (ctx) => {
+	'contract §12', async (ctx) => {
 		const t = await table(ctx);
 		const r = await ctx.raw.request({ path: entityPath(t, 'no', 'such'), headers: { Accept: 'application/json;odata=nometadata' } });
 		eq(r.status, 404, 'status');
@@ -42,7 +42,7 @@ test('raw.error-shape-nometadata', 'an error answers the same JSON shape whateve
 	});
 
 test('raw.top-zero', '$top=0 is 400 InvalidInput',
-	'spec §2: $top between 1 and 1000 (docs silent on 0)', async (ctx) => {
+	'contract §2: $top between 1 and 1000 (docs silent on 0)', async (ctx) => {
 		const t = await table(ctx);
 		const r = await ctx.raw.request({ path: `${t}()`, query: '$top=0' });
 		eq(r.status, 400, 'status');
@@ -50,7 +50,7 @@ test('raw.top-zero', '$top=0 is 400 InvalidInput',
 	});
 
 test('raw.top-1001', '$top=1001 is 400 InvalidInput',
-	'spec §2: $top between 1 and 1000, else InvalidInput (doc: Query timeout and pagination caps a response at 1,000 items but does not say that a larger $top is an error)', async (ctx) => {
+	'contract §2: $top between 1 and 1000, else InvalidInput (doc: Query timeout and pagination caps a response at 1,000 items but does not say that a larger $top is an error)', async (ctx) => {
 		const t = await table(ctx);
 		const r = await ctx.raw.request({ path: `${t}()`, query: '$top=1001' });
 		eq(r.status, 400, 'status');
@@ -58,7 +58,7 @@ test('raw.top-1001', '$top=1001 is 400 InvalidInput',
 	});
 
 test('raw.top-not-a-number', '$top=abc and $top=-1 are 400',
-	'MS-ODATA: $top is a non-negative integer, anything else is a malformed URI; spec §2', async (ctx) => {
+	'MS-ODATA: $top is a non-negative integer, anything else is a malformed URI; contract §2', async (ctx) => {
 		const t = await table(ctx);
 		for (const v of ['abc', '-1', '1.5']) {
 			const r = await ctx.raw.request({ path: `${t}()`, query: `$top=${v}` });
@@ -74,7 +74,7 @@ test('raw.top-1000-ok', '$top=1000 is accepted',
 	});
 
 test('raw.body-not-json', 'an insert whose body is not JSON is 400',
-	'doc: Payload format for Table service operations (JSON bodies); spec §7 (bad input is a clear error)', async (ctx) => {
+	'doc: Payload format for Table service operations (JSON bodies); contract §7 (bad input is a clear error)', async (ctx) => {
 		const t = await table(ctx);
 		for (const body of ['this is not json', '{"PartitionKey":"p","RowKey":', '[1,2,3]', '"just a string"', '']) {
 			const r = await ctx.raw.request({ method: 'POST', path: t, body, headers: { 'Content-Type': 'application/json' } });
@@ -86,7 +86,7 @@ test('raw.body-not-json', 'an insert whose body is not JSON is 400',
 	});
 
 test('raw.nested-value', 'a property whose value is a JSON object or array is 400',
-	'doc: Understanding the Table service data model (only the EDM primitive types); spec §1 (no nested values)', async (ctx) => {
+	'doc: Understanding the Table service data model (only the EDM primitive types); contract §1 (no nested values)', async (ctx) => {
 		const t = await table(ctx);
 		for (const v of [{ a: 1 }, [1, 2]]) {
 			const r = await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'r', X: v } });
@@ -103,7 +103,7 @@ test('raw.duplicate-property', 'a property given twice in the body is 400 Duplic
 	});
 
 test('raw.if-match-malformed', 'a malformed If-Match is 400 InvalidInput',
-	"doc: Table Storage error codes: InvalidInput \"The etag value '{0}' specified in one of the request headers is not valid\"; spec §4", async (ctx) => {
+	"doc: Table Storage error codes: InvalidInput \"The etag value '{0}' specified in one of the request headers is not valid\"; contract §4", async (ctx) => {
 		const t = await table(ctx);
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'r', v: 1 } });
 		const r = await ctx.raw.request({ method: 'MERGE', path: entityPath(t, 'p', 'r'), headers: { 'If-Match': 'not-an-etag' }, body: { PartitionKey: 'p', RowKey: 'r', v: 2 } });
@@ -114,7 +114,7 @@ test('raw.if-match-malformed', 'a malformed If-Match is 400 InvalidInput',
 	});
 
 test('raw.body-5mib', 'a 5 MiB insert body is answered 413 RequestBodyTooLarge, and the client receives the answer',
-	'spec §12: a body over 4 MiB gets 413 RequestBodyTooLarge and the 413 must reach the client (doc: Common REST API error codes RequestBodyTooLarge 413)', async (ctx) => {
+	'contract §12: a body over 4 MiB gets 413 RequestBodyTooLarge and the 413 must reach the client (doc: Common REST API error codes RequestBodyTooLarge 413)', async (ctx) => {
 		const t = await table(ctx);
 		const body = JSON.stringify({ PartitionKey: 'p', RowKey: 'r', s: 'x'.repeat(5 * 1024 * 1024) });
 		let r;
@@ -128,7 +128,7 @@ test('raw.body-5mib', 'a 5 MiB insert body is answered 413 RequestBodyTooLarge, 
 	});
 
 test('raw.keys-body-url-mismatch', 'an update whose body keys differ from the URL keys is refused (400) or writes only the URL\'s entity',
-	'docs silent; spec §7 (bad input is a clear error, never a write to another entity)', async (ctx) => {
+	'docs silent; contract §7 (bad input is a clear error, never a write to another entity)', async (ctx) => {
 		const t = await table(ctx);
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'r', v: 1 } });
 		const r = await ctx.raw.request({ method: 'PUT', path: entityPath(t, 'p', 'r'), headers: { 'If-Match': '*' }, body: { PartitionKey: 'p', RowKey: 'other', v: 2 } });

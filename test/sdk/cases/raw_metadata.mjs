@@ -124,7 +124,7 @@ test('raw.metadata-tables-full', 'Query Tables in full metadata carries odata.ty
 	});
 
 test('raw.whole-double-typed', 'a whole-number Double is written back so that it reads as a Double: 5.0, or annotated Edm.Double',
-	'spec §1: a whole-number Double is written back so that its type survives (written `5.0`; the README adds the annotation); docs annotate only Int64, DateTime, Guid, Binary', async (ctx) => {
+	'contract §1: a whole-number Double is written back so that its type survives (written `5.0`; the README adds the annotation); docs annotate only Int64, DateTime, Guid, Binary', async (ctx) => {
 		const tc = await ctx.newTable();
 		const r = await ctx.raw.request({ method: 'POST', path: tc.tableName, body: { PartitionKey: 'p', RowKey: 'r', D: 5, 'D@odata.type': 'Edm.Double' } });
 		eq(r.status, 201, 'insert');
@@ -139,7 +139,7 @@ test('raw.whole-double-typed', 'a whole-number Double is written back so that it
 	});
 
 test('raw.atom-refused', 'Atom is refused with 415 AtomFormatNotSupported',
-	`${PF}: JSON must be used with version 2015-12-11 and later; spec §12 (415 AtomFormatNotSupported)`, async (ctx) => {
+	`${PF}: JSON must be used with version 2015-12-11 and later; contract §12 (415 AtomFormatNotSupported)`, async (ctx) => {
 		const t = await fixture(ctx);
 		const q = await ctx.raw.request({ path: `${t}()`, headers: { Accept: 'application/atom+xml' } });
 		eq(q.status, 415, 'query with Accept: application/atom+xml');

@@ -52,7 +52,7 @@ test('raw.put-without-if-match', 'PUT without If-Match is Insert Or Replace; wit
 	});
 
 test('raw.patch-verb', 'PATCH merges like MERGE (the current SDKs send PATCH)',
-	'spec §12: PATCH or MERGE merge / insert-or-merge (docs describe MERGE)', async (ctx) => {
+	'contract §12: PATCH or MERGE merge / insert-or-merge (docs describe MERGE)', async (ctx) => {
 		const t = await table(ctx);
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'r', a: 1 } });
 		const p = await ctx.raw.request({ method: 'PATCH', path: entityPath(t, 'p', 'r'), headers: { 'If-Match': '*' }, body: { PartitionKey: 'p', RowKey: 'r', b: 2 } });
@@ -61,7 +61,7 @@ test('raw.patch-verb', 'PATCH merges like MERGE (the current SDKs send PATCH)',
 	});
 
 test('raw.x-http-method-merge', 'POST with X-HTTP-Method: MERGE merges',
-	'doc: Table Storage error codes (XMethodNotUsingPost / XMethodIncorrectValue: X-HTTP-Method tunnels a verb through POST); spec §12', async (ctx) => {
+	'doc: Table Storage error codes (XMethodNotUsingPost / XMethodIncorrectValue: X-HTTP-Method tunnels a verb through POST); contract §12', async (ctx) => {
 		const t = await table(ctx);
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'r', a: 1 } });
 		const r = await ctx.raw.request({ method: 'POST', path: entityPath(t, 'p', 'r'), headers: { 'X-HTTP-Method': 'MERGE', 'If-Match': '*' }, body: { PartitionKey: 'p', RowKey: 'r', b: 2 } });
@@ -70,7 +70,7 @@ test('raw.x-http-method-merge', 'POST with X-HTTP-Method: MERGE merges',
 	});
 
 test('raw.x-http-method-delete', 'POST with X-HTTP-Method: DELETE deletes',
-	'doc: Table Storage error codes (X-HTTP-Method); spec §12', async (ctx) => {
+	'doc: Table Storage error codes (X-HTTP-Method); contract §12', async (ctx) => {
 		const t = await table(ctx);
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'r', a: 1 } });
 		const r = await ctx.raw.request({ method: 'POST', path: entityPath(t, 'p', 'r'), headers: { 'X-HTTP-Method': 'DELETE', 'If-Match': '*' } });
@@ -130,7 +130,7 @@ test('raw.create-table-response', 'Create Table answers 201 with odata.metadata,
 	});
 
 test('raw.table-resource-forms', 'a table is queried as /t and /t(); a single table as /Tables(\'t\')',
-	'doc: Querying tables and entities (basic query syntax: MyTable(), Tables(\'MyTable\')); spec §12', async (ctx) => {
+	'doc: Querying tables and entities (basic query syntax: MyTable(), Tables(\'MyTable\')); contract §12', async (ctx) => {
 		const t = await table(ctx);
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'r' } });
 		for (const path of [t, `${t}()`]) {
@@ -144,7 +144,7 @@ test('raw.table-resource-forms', 'a table is queried as /t and /t(); a single ta
 	});
 
 test('raw.keys-escaped-in-url', "keys in the URL: a quote doubled, sent literally or as %27, other characters percent-encoded",
-	"doc: Query Entities / Update Entity (keys in the URL, single quotes doubled); spec §12 (decode once, ' literal or %27)", async (ctx) => {
+	"doc: Query Entities / Update Entity (keys in the URL, single quotes doubled); contract §12 (decode once, ' literal or %27)", async (ctx) => {
 		const t = await table(ctx);
 		const pk = "O'Brien";
 		const rk = "a%b c+ü'(x)";
@@ -164,7 +164,7 @@ test('raw.keys-escaped-in-url', "keys in the URL: a quote doubled, sent literall
 	});
 
 test('raw.keys-percent-decoded-once', 'a key holding "%41" is addressed as %2541 and never decoded twice',
-	'spec §12: decode the URL once', async (ctx) => {
+	'contract §12: decode the URL once', async (ctx) => {
 		const t = await table(ctx);
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: '%41', v: 'pct' } });
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'A', v: 'letter' } });
@@ -216,7 +216,7 @@ test('raw.version-echo', 'x-ms-version of the answer is the version the request 
 	});
 
 test('raw.version-future', 'an unknown future x-ms-version is accepted and echoed',
-	'spec §12: accept any version and echo it. NOTE: this departs from the service, which refuses versions it does not support (doc: Versioning for Azure Storage)', async (ctx) => {
+	'contract §12: accept any version and echo it. NOTE: this departs from the service, which refuses versions it does not support (doc: Versioning for Azure Storage)', async (ctx) => {
 		const t = await table(ctx);
 		const r = await ctx.raw.request({ path: `${t}()`, version: '2099-12-31' });
 		eq(r.status, 200, `status (${r.code ?? ''})`);
@@ -224,7 +224,7 @@ test('raw.version-future', 'an unknown future x-ms-version is accepted and echoe
 	});
 
 test('raw.continuation-verbatim', 'continuation headers passed back verbatim resume the query; the last page has none',
-	'doc: Query timeout and pagination (x-ms-continuation-NextPartitionKey / -NextRowKey, sent back as NextPartitionKey / NextRowKey); spec §12 (tokens are opaque)', async (ctx) => {
+	'doc: Query timeout and pagination (x-ms-continuation-NextPartitionKey / -NextRowKey, sent back as NextPartitionKey / NextRowKey); contract §12 (tokens are opaque)', async (ctx) => {
 		const tc = await ctx.newTable();
 		const t = tc.tableName;
 		const all = [];
@@ -270,7 +270,7 @@ test('raw.continuation-tables', 'Query Tables continues with NextTableName passe
 	});
 
 test('raw.select-shape', '$select returns the selected members and odata.etag; an absent selected property is null',
-	'spec §5: under $select an entity carries odata.etag and the selected members only (keys and Timestamp only when selected), a listed property the entity lacks is null (docs silent)', async (ctx) => {
+	'contract §5: under $select an entity carries odata.etag and the selected members only (keys and Timestamp only when selected), a listed property the entity lacks is null (docs silent)', async (ctx) => {
 		const t = await table(ctx);
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'r', A: 1, B: 2 } });
 		const r = await ctx.raw.request({ path: `${t}()`, query: '$select=A,Missing' });
@@ -284,7 +284,7 @@ test('raw.select-shape', '$select returns the selected members and odata.etag; a
 	});
 
 test('raw.select-empty', 'an empty $select= means every property',
-	'spec §5: an empty $select (SDKs send $select=) means every property', async (ctx) => {
+	'contract §5: an empty $select (SDKs send $select=) means every property', async (ctx) => {
 		const t = await table(ctx);
 		await ctx.raw.request({ method: 'POST', path: t, body: { PartitionKey: 'p', RowKey: 'r', A: 1, B: 2 } });
 		const r = await ctx.raw.request({ path: `${t}()`, query: '$select=' });

@@ -75,7 +75,7 @@ test('tables.case-preserved', 'a table keeps the case it was created with and is
 	});
 
 test('tables.delete-missing', 'Delete Table of a missing table is 404 ResourceNotFound',
-	'spec §7: deleting a table that does not exist is ResourceNotFound (the live service\'s answer; the Delete Table page names no code)', async (ctx) => {
+	'contract §7: deleting a table that does not exist is ResourceNotFound (the live service\'s answer; the Delete Table page names no code)', async (ctx) => {
 		const name = ctx.tableName();
 		const res = await ctx.raw.request({ method: 'DELETE', path: `Tables('${name}')` });
 		eq(res.status, 404, 'status');
@@ -83,7 +83,7 @@ test('tables.delete-missing', 'Delete Table of a missing table is 404 ResourceNo
 	});
 
 test('tables.invalid-names', 'invalid table names are 400 InvalidResourceName (OutOfRangeInput also accepted for a bad length)',
-	`${DM}: ^[A-Za-z][A-Za-z0-9]{2,62}$; spec §2 InvalidResourceName. The docs name no code; the common REST codes pair "resource name length not within the permissible limits" with OutOfRangeInput, so a length violation may carry that code`, async (ctx) => {
+	`${DM}: ^[A-Za-z][A-Za-z0-9]{2,62}$; contract §2 InvalidResourceName. The docs name no code; the common REST codes pair "resource name length not within the permissible limits" with OutOfRangeInput, so a length violation may carry that code`, async (ctx) => {
 		const badLength = ['ab', 'a' + 'b'.repeat(63)];
 		const badChars = ['1abc', 'ab-cd', 'ab_cd', 'abc def', 'äbcd'];
 		const wrong = [];
@@ -116,7 +116,7 @@ test('tables.name-bounds', 'table names of 3 and of 63 characters are accepted',
 	});
 
 test('tables.reserved-name', 'the reserved table name "tables" is refused with InvalidResourceName',
-	`${DM}: some names are reserved, including "tables" (the page says "error code 404 (Bad Request)", so 400 or 404 is accepted); spec §2 InvalidResourceName`, async (ctx) => {
+	`${DM}: some names are reserved, including "tables" (the page says "error code 404 (Bad Request)", so 400 or 404 is accepted); contract §2 InvalidResourceName`, async (ctx) => {
 		const r = await createTableAnswer(ctx.svc, 'tables');
 		if (r.status === 201) {
 			await ctx.svc.deleteTable('tables');
@@ -162,31 +162,31 @@ test('tables.list-paging', 'Query Tables pages with $top and resumes from NextTa
 	});
 
 test('tables.missing.insert', 'Insert Entity into a missing table is 404 TableNotFound',
-	'doc: Table Storage error codes: TableNotFound 404 "The table specified does not exist"; spec §7', async (ctx) => {
+	'doc: Table Storage error codes: TableNotFound 404 "The table specified does not exist"; contract §7', async (ctx) => {
 		const tc = ctx.client(ctx.tableName());
 		await rejects(tc.createEntity({ partitionKey: 'p', rowKey: 'r' }), { status: 404, code: 'TableNotFound' }, 'createEntity');
 	});
 
 test('tables.missing.upsert', 'Insert Or Replace into a missing table is 404 TableNotFound',
-	'doc: Table Storage error codes: TableNotFound 404; spec §7', async (ctx) => {
+	'doc: Table Storage error codes: TableNotFound 404; contract §7', async (ctx) => {
 		const tc = ctx.client(ctx.tableName());
 		await rejects(tc.upsertEntity({ partitionKey: 'p', rowKey: 'r' }, 'Replace'), { status: 404, code: 'TableNotFound' }, 'upsertEntity');
 	});
 
 test('tables.missing.query', 'Query Entities on a missing table is 404 TableNotFound',
-	'doc: Table Storage error codes: TableNotFound 404; spec §7', async (ctx) => {
+	'doc: Table Storage error codes: TableNotFound 404; contract §7', async (ctx) => {
 		const tc = ctx.client(ctx.tableName());
 		await rejects(ctx.all(tc), { status: 404, code: 'TableNotFound' }, 'listEntities');
 	});
 
 test('tables.missing.get', 'a point read on a missing table is 404 TableNotFound',
-	'spec §7: an entity operation on a missing table is TableNotFound (docs name no code for this case)', async (ctx) => {
+	'contract §7: an entity operation on a missing table is TableNotFound (docs name no code for this case)', async (ctx) => {
 		const tc = ctx.client(ctx.tableName());
 		await rejects(tc.getEntity('p', 'r'), { status: 404, code: 'TableNotFound' }, 'getEntity');
 	});
 
 test('tables.missing.batch', 'a batch on a missing table is 404 TableNotFound',
-	'spec §7: a batch on a missing table is TableNotFound', async (ctx) => {
+	'contract §7: a batch on a missing table is TableNotFound', async (ctx) => {
 		const tc = ctx.client(ctx.tableName());
 		await rejects(tc.submitTransaction([['create', { partitionKey: 'p', rowKey: 'r' }]]), { status: 404, code: 'TableNotFound' }, 'submitTransaction');
 	});

@@ -48,7 +48,7 @@ test('types.int32', 'Int32 extremes round-trip as Int32',
 	});
 
 test('types.int32-overflow-is-double', 'an unannotated integer outside Int32 is stored as a Double',
-	'spec §1: a JSON number that is not an Int32 is an Edm.Double (docs silent)', async (ctx) => {
+	'contract §1: a JSON number that is not an Int32 is an Edm.Double (docs silent)', async (ctx) => {
 		const tc = await ctx.newTable();
 		await tc.createEntity({ ...E, big: 2147483648, small: -2147483649 });
 		// read raw in full metadata: the SDK would call any safe integer an Int32
@@ -64,7 +64,7 @@ test('types.int32-overflow-is-double', 'an unannotated integer outside Int32 is 
 	});
 
 test('types.int64', 'Int64 extremes and values beyond 2^53 round-trip exactly',
-	`${DM}: Edm.Int64, a 64-bit integer; spec §1 (over 2^53 losslessly)`, async (ctx) => {
+	`${DM}: Edm.Int64, a 64-bit integer; contract §1 (over 2^53 losslessly)`, async (ctx) => {
 		const values = { max: '9223372036854775807', min: '-9223372036854775808', big: '9007199254740993', zero: '0', neg: '-42' };
 		const props = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { value: v, type: 'Int64' }]));
 		const { plain, typed } = await roundTrip(ctx, props);
@@ -83,7 +83,7 @@ test('types.int64-bigint', 'a JavaScript BigInt is written as Int64 and read bac
 	});
 
 test('types.int64-out-of-range', 'an Int64 outside the Int64 range is 400 InvalidInput',
-	'spec §2: InvalidInput (the service\'s code, not OutOfRangeInput); docs silent', async (ctx) => {
+	'contract §2: InvalidInput (the service\'s code, not OutOfRangeInput); docs silent', async (ctx) => {
 		const tc = await ctx.newTable();
 		await rejects(tc.createEntity({ ...E, x: { value: '9223372036854775808', type: 'Int64' } }), { status: 400, code: 'InvalidInput' }, 'Int64 2^63');
 		await rejects(tc.createEntity({ ...E, x: { value: '-9223372036854775809', type: 'Int64' } }), { status: 400, code: 'InvalidInput' }, 'Int64 -2^63-1');
@@ -92,7 +92,7 @@ test('types.int64-out-of-range', 'an Int64 outside the Int64 range is 400 Invali
 // How a Double travels in the raw JSON of a point read: its annotation and its literal text. A
 // whole-number Double keeps its type on the wire either with an Edm.Double annotation or by a
 // literal with a decimal point or exponent (`5.0`), which JSON readers such as .NET's tell from
-// an integer (SPEC §1 names both; a JavaScript JSON.parse cannot see the difference, so the JS
+// an integer (contract §1 names both; a JavaScript JSON.parse cannot see the difference, so the JS
 // SDK types an unannotated 5.0 as Int32 when asked with disableTypeConversion).
 async function rawDouble(ctx, table, name) {
 	const r = await ctx.raw.request({ path: entityPath(table, 'p', 'r') });
@@ -104,7 +104,7 @@ async function rawDouble(ctx, table, name) {
 }
 
 test('types.double', 'finite Doubles round-trip as Double, whole numbers included',
-	`${DM}: Edm.Double, a 64-bit floating point value; spec §1 (a whole-number Double keeps its type: written 5.0, or annotated)`, async (ctx) => {
+	`${DM}: Edm.Double, a 64-bit floating point value; contract §1 (a whole-number Double keeps its type: written 5.0, or annotated)`, async (ctx) => {
 		const values = { half: 1.5, tenth: 0.1, huge: 1.7976931348623157e308, tiny: 5e-324, neg: -2.5e-10, pi: Math.PI };
 		const wholes = { five: 5, zero: 0, million: 1e6, negWhole: -7 };
 		const props = { ...values };
@@ -122,7 +122,7 @@ test('types.double', 'finite Doubles round-trip as Double, whole numbers include
 	});
 
 test('types.double-negative-zero', 'a Double -0 keeps its sign',
-	'spec §1: negative zero round-trips losslessly (docs silent)', async (ctx) => {
+	'contract §1: negative zero round-trips losslessly (docs silent)', async (ctx) => {
 		const { tc } = await roundTrip(ctx, { z: { value: '-0', type: 'Double' } });
 		const d = await rawDouble(ctx, tc.tableName, 'z');
 		const value = d.lit?.startsWith('"') ? Number(JSON.parse(d.lit)) : Number(d.lit);
@@ -131,7 +131,7 @@ test('types.double-negative-zero', 'a Double -0 keeps its sign',
 	});
 
 test('types.double-nan-infinity', 'Double NaN, Infinity and -Infinity round-trip',
-	'spec §1: Double NaN / Infinity / -Infinity round-trip losslessly (the data-model page lists Edm.Double without the special values)', async (ctx) => {
+	'contract §1: Double NaN / Infinity / -Infinity round-trip losslessly (the data-model page lists Edm.Double without the special values)', async (ctx) => {
 		const { typed } = await roundTrip(ctx, {
 			nan: { value: 'NaN', type: 'Double' }, inf: { value: 'Infinity', type: 'Double' }, ninf: { value: '-Infinity', type: 'Double' },
 		});
@@ -150,7 +150,7 @@ test('types.boolean', 'Booleans round-trip',
 	});
 
 test('types.datetime-100ns', 'a DateTime with 7 fractional digits round-trips to the 100 ns',
-	`${DM}: Edm.DateTime, UTC; spec §1 (100-ns resolution)`, async (ctx) => {
+	`${DM}: Edm.DateTime, UTC; contract §1 (100-ns resolution)`, async (ctx) => {
 		const values = { a: '2024-01-02T03:04:05.1234567Z', b: '2024-01-02T03:04:05.0000001Z', c: '2024-01-02T03:04:05.9999999Z', d: '2024-01-02T03:04:05Z' };
 		const props = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { value: v, type: 'DateTime' }]));
 		const { typed } = await roundTrip(ctx, props);
@@ -206,7 +206,7 @@ test('types.binary', 'Binary bytes round-trip exactly',
 	});
 
 test('types.int32-merge-back-stays-int32', 'an Int32 read, incremented and merged back is still an Int32',
-	'spec §1: an Int32 read back is an Int32, so a client that increments it writes an Int32', async (ctx) => {
+	'contract §1: an Int32 read back is an Int32, so a client that increments it writes an Int32', async (ctx) => {
 		const tc = await ctx.newTable();
 		await tc.createEntity({ ...E, n: 41, other: 'x' });
 		const got = await tc.getEntity('p', 'r');
@@ -222,7 +222,7 @@ test('types.int32-merge-back-stays-int32', 'an Int32 read, incremented and merge
 	});
 
 test('types.same-name-different-types', 'one property name may hold different types in different entities of a partition',
-	'doc: Understanding the Table service data model: no schema is enforced; spec §1', async (ctx) => {
+	'doc: Understanding the Table service data model: no schema is enforced; contract §1', async (ctx) => {
 		const tc = await ctx.newTable();
 		await tc.submitTransaction([
 			['create', { partitionKey: 'p', rowKey: 'a', X: 1 }],
@@ -236,7 +236,7 @@ test('types.same-name-different-types', 'one property name may hold different ty
 	});
 
 test('types.annotated-string-values', 'annotated Int32, Double and Boolean given as JSON strings are stored as their types',
-	'spec §1: Int32 "12345", Double "3.14", Boolean "true"/"False" are accepted by the service (docs silent)', async (ctx) => {
+	'contract §1: Int32 "12345", Double "3.14", Boolean "true"/"False" are accepted by the service (docs silent)', async (ctx) => {
 		const tc = await ctx.newTable();
 		const res = await ctx.raw.request({
 			method: 'POST', path: tc.tableName,
@@ -250,7 +250,7 @@ test('types.annotated-string-values', 'annotated Int32, Double and Boolean given
 	});
 
 test('types.null-is-absent', 'a property given as JSON null is absent from the stored entity',
-	'spec §1: a JSON null means "property absent" (docs silent)', async (ctx) => {
+	'contract §1: a JSON null means "property absent" (docs silent)', async (ctx) => {
 		const tc = await ctx.newTable();
 		const res = await ctx.raw.request({ method: 'POST', path: tc.tableName, body: { PartitionKey: 'p', RowKey: 'r', Gone: null, Kept: 1 } });
 		eq(res.status, 201, `insert status (${res.code ?? ''})`);

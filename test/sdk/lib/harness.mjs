@@ -1,7 +1,7 @@
 // lib/harness.mjs - the case registry and the assertions every case uses.
 //
 // A case is registered with test(id, title, basis, fn). `basis` says what the expectation rests
-// on: "doc: <page title>: <rule>" for the service's documentation, "spec §N: <rule>" for the
+// on: "doc: <page title>: <rule>" for the service's documentation, "contract §N: <rule>" for the
 // project's contract where the documentation is silent (and says so), or both. fn(ctx) throws on
 // failure; ctx is built by lib/context.mjs.
 

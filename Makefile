@@ -37,3 +37,6 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 
 all: sql/$(EXTENSION)--$(EXTVERSION).sql
+
+# the REST gateway (its own rules: src/gateway/gateway.mk)
+include src/gateway/gateway.mk

@@ -214,6 +214,12 @@ buf_json_string(Buf *b, const char *s, size_t n)
 
 			buf_append(b, e, 2);
 		}
+		else if (c == '\n')
+			buf_append(b, "\\n", 2);
+		else if (c == '\r')
+			buf_append(b, "\\r", 2);
+		else if (c == '\t')
+			buf_append(b, "\\t", 2);
 		else if (c < 0x20 || c == 0x7f)
 		{
 			char		e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};

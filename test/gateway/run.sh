@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# test/gateway/run.sh - build tablestore-gateway, start a throwaway PostgreSQL cluster with the
+# extension and the development shim (dev_shim.sql), start the gateway on a free port, and run
+# the raw HTTP tests (raw_test.mjs); then, when an npm install of @azure/data-tables is found,
+# the SDK smoke check (sdk_smoke.mjs). Ends with "N passed, N failed"; non-zero on a failure.
+# Everything it starts is stopped on exit.
+#
+#   bash test/gateway/run.sh
+#   TS_PG_CONFIG=/opt/pg-gw/usr/lib/postgresql/15/bin/pg_config bash test/gateway/run.sh   (a private PostgreSQL)
+#   GW_SDK_PACKAGE=/path/to/package.json   where @azure/data-tables is installed (default: bench/peers)
+#   GW_SKIP_BUILD=1                        use the binaries already built and installed
+set -eu -o pipefail
+GW_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$GW_TEST_DIR/../../scripts/lib.sh"
+
+GW_PID=
+GW_LOG=
+cleanup() {
+	if [ -n "$GW_PID" ] && kill -0 "$GW_PID" 2>/dev/null; then
+		kill "$GW_PID" 2>/dev/null || true
+		wait "$GW_PID" 2>/dev/null || true
+	fi
+	[ -n "$GW_LOG" ] && rm -f "$GW_LOG" "$GW_LOG.sdk"
+	ts_cluster_stop
+}
+
+command -v node >/dev/null || ts_install_packages nodejs
+if [ -z "${GW_SKIP_BUILD:-}" ]; then
+	ts_install_packages libmicrohttpd-dev libpq-dev libssl-dev
+	ts_setup
+fi
+ts_cluster_start
+trap cleanup EXIT
+
+psql -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION tablestore' >/dev/null
+psql -q -v ON_ERROR_STOP=1 -f "$GW_TEST_DIR/dev_shim.sql" >/dev/null
+
+GW_BIN="$TS_ROOT/src/gateway/tablestore-gateway"
+GW_PORT=$(ts_free_port)
+GW_LOG=$(mktemp /tmp/tablestore-gateway-log.XXXXXX)
+KEY1=$(head -c 64 /dev/urandom | base64 -w0)
+KEY2=$(head -c 64 /dev/urandom | base64 -w0)
+ts_log "starting the gateway on 127.0.0.1:$GW_PORT"
+AZURITE_ACCOUNTS="gwtest2:$KEY1:$KEY2" "$GW_BIN" --port "$GW_PORT" --timeout 2 \
+	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >"$GW_LOG" 2>&1 &
+GW_PID=$!
+for _ in $(seq 1 50); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$GW_PORT") 2>/dev/null && break
+	sleep 0.1
+done
+
+rc=0
+timeout 150 node "$GW_TEST_DIR/raw_test.mjs" --port "$GW_PORT" --log "$GW_LOG" --account "gwtest2:$KEY1:$KEY2" \
+	| tee "$GW_LOG.out" | grep -v '^ok ' || rc=$?
+passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.out")
+failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.out")
+rm -f "$GW_LOG.out"
+[ -n "$passed" ] || { passed=0; failed=1; }
+
+SDK_PKG=${GW_SDK_PACKAGE:-$TS_ROOT/bench/peers/package.json}
+[ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ] || SDK_PKG=/work/main/bench/peers/package.json
+if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
+	ts_log "SDK smoke with $(dirname "$SDK_PKG")/node_modules/@azure/data-tables"
+	if timeout 60 node "$GW_TEST_DIR/sdk_smoke.mjs" "$GW_PORT" "$SDK_PKG" >"$GW_LOG.sdk" 2>&1; then :; fi
+	grep -v '^ok ' "$GW_LOG.sdk" || true
+	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.sdk")
+	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.sdk")
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-1}))
+else
+	ts_log "no npm install of @azure/data-tables found: SDK smoke skipped (npm ci in bench/peers)"
+fi
+
+if ! kill -0 "$GW_PID" 2>/dev/null; then
+	echo "the gateway died; its log:" >&2
+	tail -20 "$GW_LOG" >&2
+	failed=$((failed + 1))
+fi
+echo "gateway: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]

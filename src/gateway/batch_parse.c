@@ -192,6 +192,9 @@ read_headers(Arena *a, const char *s, size_t n, size_t *i, HeaderFn fn, void *cl
 			;
 		if (colon == e || colon == ls)
 			return false;
+		for (size_t k = ls; k < e; k++)
+			if (((unsigned char) s[k] < 0x20 && s[k] != '\t') || s[k] == 0x7f)
+				return false;
 		{
 			size_t		vs = colon + 1;
 
@@ -273,6 +276,18 @@ parse_sub_request(Arena *a, const Part *p, SubRequest *r, const char **err)
 		*err = "a sub-request line is not METHOD URL HTTP/1.1";
 		return false;
 	}
+	for (size_t k = i; k < sp1; k++)
+		if (s[k] < 'A' || s[k] > 'Z')
+		{
+			*err = "a sub-request method is not an upper-case word";
+			return false;
+		}
+	for (size_t k = sp1 + 1; k < sp2; k++)
+		if ((unsigned char) s[k] <= 0x20 || (unsigned char) s[k] >= 0x7f)
+		{
+			*err = "a sub-request URL holds a control character, a space or a non-ASCII byte";
+			return false;
+		}
 	r->method = arena_strndup(a, s + i, sp1 - i);
 	r->url = arena_strndup(a, s + sp1 + 1, sp2 - sp1 - 1);
 	r->url_len = sp2 - sp1 - 1;

@@ -67,6 +67,7 @@ config_defaults(Config *c)
 	c->queue_max = 256;
 	c->queue_timeout_ms = 10000;
 	c->conn_timeout_s = 30;
+	c->request_timeout_s = 60;
 	c->statement_timeout_ms = 30000;
 	c->max_connections = 1000;
 	c->per_ip_connections = 0;
@@ -148,6 +149,7 @@ config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 	INT_SETTING("queue_max", queue_max, 0, 100000);
 	INT_SETTING("queue_timeout_ms", queue_timeout_ms, 1, 600000);
 	INT_SETTING("connection_timeout_s", conn_timeout_s, 1, 3600);
+	INT_SETTING("request_timeout_s", request_timeout_s, 1, 3600);
 	INT_SETTING("statement_timeout_ms", statement_timeout_ms, 0, 3600000);
 	INT_SETTING("max_connections", max_connections, 1, 100000);
 	INT_SETTING("per_ip_connections", per_ip_connections, 0, 100000);

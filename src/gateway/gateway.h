@@ -41,6 +41,7 @@ typedef struct Config
 	int			queue_max;		/* requests waiting for a connection before 503 ServerBusy */
 	int			queue_timeout_ms;	/* longest wait for a connection before 503 ServerBusy */
 	int			conn_timeout_s;	/* idle client connection timeout */
+	int			request_timeout_s;	/* longest time to receive one request body */
 	int			statement_timeout_ms;	/* per SQL call */
 	int			max_connections;	/* client connections */
 	int			per_ip_connections;

@@ -135,6 +135,8 @@ send_response(struct MHD_Connection *con, Req *r)
 	MHD_add_response_header(mr, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(mr, "Cache-Control", "no-cache");
 	MHD_add_response_header(mr, "Server", "tablestore-gateway/" GW_VERSION);
+	if (r->resp.content_type && strncmp(r->resp.content_type, "application/json", 16) == 0)
+		MHD_add_response_header(mr, "DataServiceVersion", "3.0;");
 	if (r->resp.content_type && r->resp.status != 204)
 		MHD_add_response_header(mr, "Content-Type", r->resp.content_type);
 	for (int i = 0; i < r->resp.nheaders; i++)
@@ -198,9 +200,18 @@ on_request(void *cls, struct MHD_Connection *con, const char *url, const char *m
 		if (!r->body_too_large)
 			buf_append(&r->body, upload_data, n);
 		*upload_data_size = 0;
-		if (r->body_too_large && r->body_seen > DRAIN_MAX && r->resp.status == 0)
+		if (r->resp.status != 0)
+			return MHD_YES;		/* answered already; the rest is discarded */
+		if (r->body_too_large && r->body_seen > DRAIN_MAX)
 		{
 			answer_too_large(r);
+			return send_response(con, r);
+		}
+		if (now_ms() - r->start_ms > gw_config.request_timeout_s * 1000.0)
+		{
+			/* a client trickling its body: answer and close rather than wait forever */
+			r->meta = META_MINIMAL;
+			resp_error(r, "OperationTimedOut", "The request body was not received within %d seconds.", gw_config.request_timeout_s);
 			return send_response(con, r);
 		}
 		return MHD_YES;

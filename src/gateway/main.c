@@ -33,6 +33,7 @@ usage(FILE *f)
 			"  --queue N                 requests that may wait for a connection before 503 (default 256)\n"
 			"  --queue-timeout MS        longest wait for a connection before 503 (default 10000)\n"
 			"  --timeout S               idle client connection timeout in seconds (default 30)\n"
+			"  --request-timeout S       longest time to receive one request body (default 60)\n"
 			"  --statement-timeout MS    per SQL call (default 30000; 0 = none)\n"
 			"  --max-connections N       client connections (default 1000)\n"
 			"  --header-limit BYTES      request line + headers per connection (default 65536)\n"
@@ -58,6 +59,7 @@ main(int argc, char **argv)
 		{"queue", required_argument, NULL, 'q'},
 		{"queue-timeout", required_argument, NULL, 'Q'},
 		{"timeout", required_argument, NULL, 'T'},
+		{"request-timeout", required_argument, NULL, 'R'},
 		{"statement-timeout", required_argument, NULL, 'S'},
 		{"max-connections", required_argument, NULL, 'm'},
 		{"header-limit", required_argument, NULL, 'H'},
@@ -114,6 +116,9 @@ main(int argc, char **argv)
 				break;
 			case 'T':
 				key = "connection_timeout_s";
+				break;
+			case 'R':
+				key = "request_timeout_s";
 				break;
 			case 'S':
 				key = "statement_timeout_ms";

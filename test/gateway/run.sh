@@ -41,7 +41,7 @@ GW_LOG=$(mktemp /tmp/tablestore-gateway-log.XXXXXX)
 KEY1=$(head -c 64 /dev/urandom | base64 -w0)
 KEY2=$(head -c 64 /dev/urandom | base64 -w0)
 ts_log "starting the gateway on 127.0.0.1:$GW_PORT"
-AZURITE_ACCOUNTS="gwtest2:$KEY1:$KEY2" "$GW_BIN" --port "$GW_PORT" --timeout 2 \
+AZURITE_ACCOUNTS="gwtest2:$KEY1:$KEY2" "$GW_BIN" --port "$GW_PORT" --timeout 2 --request-timeout 3 \
 	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >"$GW_LOG" 2>&1 &
 GW_PID=$!
 for _ in $(seq 1 50); do
@@ -50,7 +50,7 @@ for _ in $(seq 1 50); do
 done
 
 rc=0
-timeout 150 node "$GW_TEST_DIR/raw_test.mjs" --port "$GW_PORT" --log "$GW_LOG" --account "gwtest2:$KEY1:$KEY2" \
+timeout 150 node "$GW_TEST_DIR/raw_test.mjs" --port "$GW_PORT" --log "$GW_LOG" --account "gwtest2:$KEY1:$KEY2" --request-timeout 3 \
 	| tee "$GW_LOG.out" | grep -v '^ok ' || rc=$?
 passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.out")
 failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.out")

@@ -144,7 +144,7 @@ config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 		return true; \
 	}
 	INT_SETTING("port", port, 0, 65535);
-	INT_SETTING("threads", threads, 1, 256);
+	INT_SETTING("threads", threads, 0, 256);
 	INT_SETTING("pool_size", pool_size, 1, 256);
 	INT_SETTING("queue_max", queue_max, 0, 100000);
 	INT_SETTING("queue_timeout_ms", queue_timeout_ms, 1, 600000);

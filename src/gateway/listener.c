@@ -36,6 +36,7 @@ on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 	if (r == NULL)
 		return NULL;
 	arena_init(&r->arena, GW_ARENA_LIMIT);
+	r->meta = META_MINIMAL;
 	r->start_ms = now_ms();
 	r->raw_uri = arena_strdup(&r->arena, uri ? uri : "");
 	uuid_v4(r->request_id);
@@ -233,7 +234,9 @@ listener_start(char *err, size_t errlen)
 	static struct sockaddr_in6 sa6;
 	static struct sockaddr_in sa4;
 	struct sockaddr *sa;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	/* threads = 0: a thread per connection (poll); otherwise a pool of epoll workers */
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+		(gw_config.threads == 0 ? MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL : MHD_USE_EPOLL);
 
 	memset(&sa4, 0, sizeof(sa4));
 	memset(&sa6, 0, sizeof(sa6));
@@ -255,17 +258,27 @@ listener_start(char *err, size_t errlen)
 		snprintf(err, errlen, "listen address %s is not an IPv4 or IPv6 address", gw_config.listen_addr);
 		return false;
 	}
-	daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_config.port, NULL, NULL, on_request, NULL,
-									 MHD_OPTION_SOCK_ADDR, sa,
-									 MHD_OPTION_THREAD_POOL_SIZE, (unsigned int) gw_config.threads,
-									 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) gw_config.conn_timeout_s,
-									 MHD_OPTION_CONNECTION_MEMORY_LIMIT, gw_config.header_limit,
-									 MHD_OPTION_CONNECTION_LIMIT, (unsigned int) gw_config.max_connections,
-									 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) gw_config.per_ip_connections,
-									 MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int) 1024,
-									 MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
-									 MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-									 MHD_OPTION_END);
+	{
+		struct MHD_OptionItem ops[16];
+		int			n = 0;
+
+#define OPT(o, v, p) ops[n++] = (struct MHD_OptionItem) {(o), (intptr_t) (v), (p)}
+		OPT(MHD_OPTION_SOCK_ADDR, 0, sa);
+		if (gw_config.threads > 0)
+			OPT(MHD_OPTION_THREAD_POOL_SIZE, gw_config.threads, NULL);
+		OPT(MHD_OPTION_CONNECTION_TIMEOUT, gw_config.conn_timeout_s, NULL);
+		OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, gw_config.header_limit, NULL);
+		OPT(MHD_OPTION_CONNECTION_LIMIT, gw_config.max_connections, NULL);
+		if (gw_config.per_ip_connections > 0)
+			OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, gw_config.per_ip_connections, NULL);
+		OPT(MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL);
+		OPT(MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL);
+		OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL);
+		OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_config.port, NULL, NULL, on_request, NULL,
+										 MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+	}
 	if (daemon_handle == NULL)
 	{
 		snprintf(err, errlen, "cannot listen on %s:%d (in use, or not allowed)", gw_config.listen_addr, gw_config.port);

@@ -28,7 +28,7 @@ usage(FILE *f)
 			"  --config FILE             config file (key = value, [account NAME] sections; see README)\n"
 			"  --listen ADDR             address to listen on (default 127.0.0.1)\n"
 			"  --port N                  port (default 10002)\n"
-			"  --threads N               HTTP worker threads (default 4)\n"
+			"  --threads N               HTTP worker threads (default 4; 0 = a thread per connection)\n"
 			"  --pool N                  PostgreSQL connections per account (default 4)\n"
 			"  --queue N                 requests that may wait for a connection before 503 (default 256)\n"
 			"  --queue-timeout MS        longest wait for a connection before 503 (default 10000)\n"

@@ -71,6 +71,26 @@ else
 	ts_log "no npm install of @azure/data-tables found: SDK smoke skipped (npm ci in bench/peers)"
 fi
 
+# the database goes away and comes back: 503 ServerBusy meanwhile, then served again (reconnect)
+ts_log "restarting PostgreSQL under the gateway"
+ts_as_server_user "$TS_PGBIN/pg_ctl" -D "$TS_CLUSTER_DIR/data" -m fast -w stop >/dev/null
+down=$(node "$GW_TEST_DIR/signed_get.mjs" "$GW_PORT" /devstoreaccount1/Tables)
+ts_as_server_user "$TS_PGBIN/pg_ctl" -D "$TS_CLUSTER_DIR/data" -l "$TS_CLUSTER_DIR/server.log" -w -t 60 \
+	-o "-p $TS_CLUSTER_PORT -k $TS_CLUSTER_DIR -c listen_addresses=127.0.0.1" start >/dev/null
+up=
+for _ in $(seq 1 20); do
+	up=$(node "$GW_TEST_DIR/signed_get.mjs" "$GW_PORT" /devstoreaccount1/Tables)
+	[ "${up%% *}" = 200 ] && break
+	sleep 0.5
+done
+if [ "$down" = "503 ServerBusy" ] && [ "${up%% *}" = 200 ]; then
+	echo "ok   database restart: 503 ServerBusy while down, served again after it came back"
+	passed=$((passed + 1))
+else
+	echo "FAIL database restart: while down '$down', after '$up'"
+	failed=$((failed + 1))
+fi
+
 if ! kill -0 "$GW_PID" 2>/dev/null; then
 	echo "the gateway died; its log:" >&2
 	tail -20 "$GW_LOG" >&2

@@ -1,7 +1,9 @@
 # src/gateway/gateway.mk - build and install tablestore-gateway (included by the top Makefile).
 #
 #   make                      builds src/gateway/tablestore-gateway beside the extension
-#   make install              installs it into $(bindir) of the PostgreSQL found by pg_config
+#   make install              installs it into $(bindir) of the PostgreSQL found by pg_config and,
+#                             since Debian does not put that directory on the PATH, links it from
+#                             $(GW_PATH_DIR) (default /usr/local/bin; GW_PATH_DIR= to skip)
 #   make gateway              the gateway alone
 
 GW_DIR := src/gateway
@@ -23,12 +25,22 @@ $(GW_BIN): $(GW_OBJS)
 	$(CC) $(GW_CFLAGS) -pthread -o $@ $(GW_OBJS) -lmicrohttpd -lpq -lcrypto -lpthread
 
 install: install-gateway
+GW_PATH_DIR ?= /usr/local/bin
 install-gateway: $(GW_BIN)
 	$(MKDIR_P) '$(DESTDIR)$(bindir)'
 	$(INSTALL_PROGRAM) $(GW_BIN) '$(DESTDIR)$(bindir)/tablestore-gateway'
+	@if [ -n '$(GW_PATH_DIR)' ] && [ '$(abspath $(DESTDIR)$(bindir))' != '$(abspath $(DESTDIR)$(GW_PATH_DIR))' ]; then \
+		$(MKDIR_P) '$(DESTDIR)$(GW_PATH_DIR)' && \
+		ln -sf '$(bindir)/tablestore-gateway' '$(DESTDIR)$(GW_PATH_DIR)/tablestore-gateway' && \
+		echo "linked $(DESTDIR)$(GW_PATH_DIR)/tablestore-gateway -> $(bindir)/tablestore-gateway"; fi
 
 clean: clean-gateway
 clean-gateway:
 	rm -f $(GW_OBJS) $(GW_BIN)
 
-.PHONY: gateway install-gateway clean-gateway
+uninstall: uninstall-gateway
+uninstall-gateway:
+	rm -f '$(DESTDIR)$(bindir)/tablestore-gateway'
+	@if [ -n '$(GW_PATH_DIR)' ] && [ -L '$(DESTDIR)$(GW_PATH_DIR)/tablestore-gateway' ]; then rm -f '$(DESTDIR)$(GW_PATH_DIR)/tablestore-gateway'; fi
+
+.PHONY: gateway install-gateway clean-gateway uninstall-gateway

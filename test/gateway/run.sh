@@ -24,6 +24,8 @@ cleanup() {
 	ts_cluster_stop
 }
 
+# make install links the gateway into /usr/local/bin; the tests run the built binary and leave the PATH alone
+export GW_PATH_DIR=${GW_PATH_DIR-}
 command -v node >/dev/null || ts_install_packages nodejs
 if [ -z "${GW_SKIP_BUILD:-}" ]; then
 	ts_install_packages libmicrohttpd-dev libpq-dev libssl-dev

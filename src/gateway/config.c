@@ -71,7 +71,7 @@ config_defaults(Config *c)
 	c->statement_timeout_ms = 30000;
 	c->max_connections = 1000;
 	c->per_ip_connections = 0;
-	c->header_limit = 64 * 1024;
+	c->header_limit = 32 * 1024;	/* libmicrohttpd clears this much per request: keep it small */
 	c->log_level = LOG_REQUESTS;
 	dev = add_account(c, DEV_ACCOUNT, strlen(DEV_ACCOUNT), err, sizeof(err));
 	set_key(dev, 0, DEV_KEY, err, sizeof(err));

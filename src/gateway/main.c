@@ -36,7 +36,7 @@ usage(FILE *f)
 			"  --request-timeout S       longest time to receive one request body (default 60)\n"
 			"  --statement-timeout MS    per SQL call (default 30000; 0 = none)\n"
 			"  --max-connections N       client connections (default 1000)\n"
-			"  --header-limit BYTES      request line + headers per connection (default 65536)\n"
+			"  --header-limit BYTES      request line + headers per connection (default 32768)\n"
 			"  --log quiet|requests|debug  (default requests: one line per request on stderr)\n"
 			"  --print-sql               print the prepared statements and exit\n"
 			"  --help, --version\n"

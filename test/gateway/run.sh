@@ -14,12 +14,16 @@ GW_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$GW_TEST_DIR/../../scripts/lib.sh"
 
 GW_PID=
+BUSY_PID=
 GW_LOG=
 cleanup() {
-	if [ -n "$GW_PID" ] && kill -0 "$GW_PID" 2>/dev/null; then
-		kill "$GW_PID" 2>/dev/null || true
-		wait "$GW_PID" 2>/dev/null || true
-	fi
+	local p
+	for p in $GW_PID $BUSY_PID; do
+		if kill -0 "$p" 2>/dev/null; then
+			kill "$p" 2>/dev/null || true
+			wait "$p" 2>/dev/null || true
+		fi
+	done
 	[ -n "$GW_LOG" ] && rm -f "$GW_LOG" "$GW_LOG.sdk"
 	ts_cluster_stop
 }
@@ -71,6 +75,32 @@ if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
 	failed=$((failed + ${f:-1}))
 else
 	ts_log "no npm install of @azure/data-tables found: SDK smoke skipped (npm ci in bench/peers)"
+fi
+
+# a full pool: one connection, held by a request waiting on a lock; another request queues for
+# at most 500 ms and then gets 503 ServerBusy
+psql -q -c "SELECT tablestore.create_table('busytest')" >/dev/null
+BUSY_PORT=$(ts_free_port)
+"$GW_BIN" --port "$BUSY_PORT" --pool 1 --queue 4 --queue-timeout 500 \
+	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >>"$GW_LOG" 2>&1 &
+BUSY_PID=$!
+for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$BUSY_PORT") 2>/dev/null && break; sleep 0.1; done
+psql -q -c "BEGIN; LOCK TABLE tablestore_data.busytest IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;" >/dev/null &
+LOCK_PID=$!
+sleep 0.5
+node "$GW_TEST_DIR/signed_get.mjs" "$BUSY_PORT" "/devstoreaccount1/busytest()" >"$GW_LOG.first" &
+FIRST_PID=$!
+sleep 0.3
+second=$(node "$GW_TEST_DIR/signed_get.mjs" "$BUSY_PORT" "/devstoreaccount1/busytest()")
+wait "$FIRST_PID" "$LOCK_PID" || true
+first=$(cat "$GW_LOG.first"); rm -f "$GW_LOG.first"
+kill "$BUSY_PID" 2>/dev/null; wait "$BUSY_PID" 2>/dev/null || true
+if [ "$second" = "503 ServerBusy" ] && [ "${first%% *}" = 200 ]; then
+	echo "ok   full pool: a queued request gets 503 ServerBusy after its wait; the holder is served"
+	passed=$((passed + 1))
+else
+	echo "FAIL full pool: holder '$first', queued '$second'"
+	failed=$((failed + 1))
 fi
 
 # the database goes away and comes back: 503 ServerBusy meanwhile, then served again (reconnect)

@@ -346,6 +346,14 @@ target_parse(Arena *a, const char *raw, size_t raw_len, const char *host,
 		rest = p + seg;
 		rest_len = plen - seg;
 	}
+	else if (seg > 11 && memcmp(p + seg - 10, "-secondary", 10) == 0 && is_account(p + 1, seg - 11, cls))
+	{
+		/* "<account>-secondary": the secondary endpoint (service stats); the same data here */
+		t->account = arena_strndup(a, p + 1, seg - 11);
+		t->secondary = true;
+		rest = p + seg;
+		rest_len = plen - seg;
+	}
 	else
 	{
 		size_t		hl = 0;

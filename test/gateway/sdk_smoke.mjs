@@ -85,6 +85,16 @@ await check('deleteEntity + get -> 404', async () => {
 	try { await tc.getEntity('p', 'u'); } catch (e) { if (e.statusCode === 404) return; throw e; }
 	throw new Error('still there');
 });
+await check('service getProperties / getStatistics (secondary endpoint)', async () => {
+	const p = await svc.getProperties();
+	if (!p) throw new Error('no properties');
+	const s = await svc.getStatistics();
+	eq(s.geoReplication && s.geoReplication.status, 'live', 'geo-replication status');
+});
+await check('getAccessPolicy: no stored policies', async () => {
+	const acl = await tc.getAccessPolicy();
+	eq((acl.signedIdentifiers || []).length, 0, 'signed identifiers');
+});
 await check('deleteTable', () => svc.deleteTable(table));
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -15,7 +15,18 @@ GW_BIN := $(GW_DIR)/tablestore-gateway
 GW_CFLAGS ?= -O2 -g
 GW_INCLUDE := -I$(shell $(PG_CONFIG) --includedir)
 
+# Built with the extension when its libraries' headers are there (libmicrohttpd-dev, libpq-dev,
+# libssl-dev); otherwise `make` warns and builds the extension alone, and `make gateway` fails.
+GW_HAVE_DEPS := $(shell printf '\043include <microhttpd.h>\n\043include <libpq-fe.h>\n\043include <openssl/hmac.h>\n' | \
+	$(CC) -E $(GW_INCLUDE) -x c - >/dev/null 2>&1 && echo yes)
+ifeq ($(GW_HAVE_DEPS),yes)
 all: $(GW_BIN)
+install: install-gateway
+else
+all: gateway-missing-deps
+gateway-missing-deps:
+	@echo "warning: tablestore-gateway not built: install libmicrohttpd-dev libpq-dev libssl-dev" >&2
+endif
 gateway: $(GW_BIN)
 
 $(GW_DIR)/%.gw.o: $(GW_DIR)/%.c $(wildcard $(GW_DIR)/*.h)
@@ -24,7 +35,6 @@ $(GW_DIR)/%.gw.o: $(GW_DIR)/%.c $(wildcard $(GW_DIR)/*.h)
 $(GW_BIN): $(GW_OBJS)
 	$(CC) $(GW_CFLAGS) -pthread -o $@ $(GW_OBJS) -lmicrohttpd -lpq -lcrypto -lpthread
 
-install: install-gateway
 GW_PATH_DIR ?= /usr/local/bin
 install-gateway: $(GW_BIN)
 	$(MKDIR_P) '$(DESTDIR)$(bindir)'
@@ -43,4 +53,4 @@ uninstall-gateway:
 	rm -f '$(DESTDIR)$(bindir)/tablestore-gateway'
 	@if [ -n '$(GW_PATH_DIR)' ] && [ -L '$(DESTDIR)$(GW_PATH_DIR)/tablestore-gateway' ]; then rm -f '$(DESTDIR)$(GW_PATH_DIR)/tablestore-gateway'; fi
 
-.PHONY: gateway install-gateway clean-gateway uninstall-gateway
+.PHONY: gateway install-gateway clean-gateway uninstall-gateway gateway-missing-deps

@@ -65,3 +65,6 @@ installcheck-pgtap:
 # make print-REGRESS and the like: a variable's value, for scripts
 print-%:
 	@echo $($*)
+
+# the REST gateway, tablestore-gateway (its own rules: src/gateway/gateway.mk)
+include src/gateway/gateway.mk

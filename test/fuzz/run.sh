@@ -14,13 +14,30 @@ set -eu -o pipefail
 FUZZ_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$FUZZ_DIR/../../scripts/lib.sh"
 
-TARGETS=(entity_json entity_binary odata json)
-# every target links the whole backend-free core (src/core: the parsers and codecs)
+TARGETS=(entity_json entity_binary odata json gw_url gw_query gw_multipart gw_auth gw_continuation)
+# every extension target links the whole backend-free core (src/core: the parsers and codecs)
 BUILD="$FUZZ_DIR/build"
 CLANG=clang-14
 
+# the gateway's parsers (src/gateway), built without PostgreSQL's libraries
+GW_PARSERS=(util url auth continuation batch_parse jsonscan)
+build_gw() {
+	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s
+	ts_install_packages clang-14 libclang-rt-14-dev libssl-dev
+	for s in "${GW_PARSERS[@]}"; do srcs+=("$TS_ROOT/src/gateway/$s.c"); done
+	srcs+=("$FUZZ_DIR/fuzz_$target.c")
+	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src/gateway" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
+		return 0
+	fi
+	mkdir -p "$BUILD"
+	ts_log "building fuzz_$target"
+	"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-I"$TS_ROOT/src/gateway" -o "$bin" "${srcs[@]}" -lcrypto
+}
+
 build() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib
+	if [[ $target == gw_* ]]; then build_gw "$target"; return; fi
 	ts_install_packages clang-14 libclang-rt-14-dev postgresql-server-dev-15
 	srcs=("$TS_ROOT"/src/core/*.c)
 	srcs+=("$FUZZ_DIR/fuzz_$target.c" "$FUZZ_DIR/fuzz_support.c")
@@ -52,6 +69,6 @@ case "${1:-}" in
 	--list) printf '%s\n' "${TARGETS[@]}" ;;
 	--all)
 		for t in "${TARGETS[@]}"; do fuzz "$t" "${2:-600}"; done ;;
-	entity_json | entity_binary | odata | json) fuzz "$1" "${2:-600}" ;;
+	entity_json | entity_binary | odata | json | gw_url | gw_query | gw_multipart | gw_auth | gw_continuation) fuzz "$1" "${2:-600}" ;;
 	*) sed -n '2,13p' "$0"; exit 2 ;;
 esac

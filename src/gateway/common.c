@@ -1,0 +1,132 @@
+/*
+ * common.c - helpers the handlers share: metadata names, body and $top checks, continuation
+ * tokens in and out, entity URLs for Location headers, Prefer.
+ */
+#include "continuation.h"
+#include "gateway.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *
+meta_name(MetaLevel m)
+{
+	return m == META_NONE ? "nometadata" : m == META_FULL ? "fullmetadata" : "minimalmetadata";
+}
+
+bool
+body_text(Req *r, const char **out)
+{
+	const char *b = r->body.data ? r->body.data : "";
+
+	if (memchr(b, '\0', r->body.len) != NULL || !utf8_valid((const unsigned char *) b, r->body.len))
+	{
+		resp_error(r, "InvalidInput", "The request body is not valid UTF-8 JSON.");
+		return false;
+	}
+	*out = b;
+	return true;
+}
+
+bool
+parse_top(Req *r, const char **out)
+{
+	const char *t = query_get(&r->target.query, "$top");
+	char	   *end;
+	long		v;
+
+	*out = NULL;
+	if (t == NULL)
+		return true;
+	v = strtol(t, &end, 10);
+	if (end == t || *end != '\0' || v < 1 || v > 1000 || t[0] == '+' || t[0] == ' ')
+	{
+		resp_error(r, "InvalidInput", "The value of $top must be an integer from 1 to 1000.");
+		return false;
+	}
+	*out = arena_printf(&r->arena, "%ld", v);
+	return true;
+}
+
+bool
+decode_token(Req *r, const char *param, const char **out)
+{
+	const char *t = query_get(&r->target.query, param);
+	char	   *key;
+	size_t		len;
+
+	*out = NULL;
+	if (t == NULL)
+		return true;
+	if (!cont_decode(&r->arena, t, strlen(t), &key, &len))
+	{
+		resp_error(r, "InvalidInput", "The continuation token in %s is not one this server wrote.", param);
+		return false;
+	}
+	*out = key;
+	return true;
+}
+
+void
+set_token_header(Req *r, const char *header, const char *key)
+{
+	if (key != NULL)
+		resp_header(r, header, cont_encode(&r->arena, key, strlen(key)));
+}
+
+bool
+prefer_no_content(const char *prefer)
+{
+	return prefer && strstr(prefer, "return-no-content") != NULL;
+}
+
+bool
+header_text_ok(const char *v)
+{
+	size_t		n = strlen(v);
+
+	if (n > 1024)
+		return false;
+	return utf8_valid((const unsigned char *) v, n);
+}
+
+/* key with quotes doubled, then percent-encoded (unreserved characters and quotes kept) */
+static void
+append_key(Buf *b, const char *k, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (size_t i = 0; i < n; i++)
+	{
+		unsigned char c = (unsigned char) k[i];
+
+		if (c == '\'')
+			buf_puts(b, "''");
+		else if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+				 c == '-' || c == '_' || c == '.' || c == '~')
+			buf_append(b, &k[i], 1);
+		else
+		{
+			char		e[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+			buf_append(b, e, 3);
+		}
+	}
+}
+
+char *
+entity_url(Req *r, const char *table, const char *pk, size_t pk_len, const char *rk, size_t rk_len)
+{
+	Buf			b;
+	char	   *out;
+
+	buf_init(&b);
+	buf_printf(&b, "%s/%s(PartitionKey='", r->base, table);
+	append_key(&b, pk, pk_len);
+	buf_puts(&b, "',RowKey='");
+	append_key(&b, rk, rk_len);
+	buf_puts(&b, "')");
+	out = b.failed ? NULL : arena_strndup(&r->arena, b.data, b.len);
+	buf_free(&b);
+	return out;
+}

@@ -1,0 +1,336 @@
+/*
+ * config.c - defaults, the config file (key = value lines, [account NAME] sections),
+ * AZURITE_ACCOUNTS ("name:key1[:key2];..."), and the account lookup used on every request.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+Config		gw_config;
+
+static Account *
+add_account(Config *c, const char *name, size_t len, char *err, size_t errlen)
+{
+	Account    *a;
+
+	for (int i = 0; i < c->naccounts; i++)
+		if (strlen(c->accounts[i].name) == len && memcmp(c->accounts[i].name, name, len) == 0)
+			return &c->accounts[i];
+	if (len == 0 || len >= sizeof(a->name))
+	{
+		snprintf(err, errlen, "an account name must have 1 to 63 characters");
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') ||
+			  (name[i] >= 'A' && name[i] <= 'Z') || name[i] == '-'))
+		{
+			snprintf(err, errlen, "an account name may hold letters, digits and '-' only");
+			return NULL;
+		}
+	if (c->naccounts >= GW_MAX_ACCOUNTS)
+	{
+		snprintf(err, errlen, "at most %d accounts", GW_MAX_ACCOUNTS);
+		return NULL;
+	}
+	a = &c->accounts[c->naccounts++];
+	memset(a, 0, sizeof(*a));
+	memcpy(a->name, name, len);
+	return a;
+}
+
+static bool
+set_key(Account *a, int which, const char *b64, char *err, size_t errlen)
+{
+	if (!auth_decode_key(b64, a->keys.key[which], &a->keys.key_len[which]))
+	{
+		snprintf(err, errlen, "account %s: key%d is not valid base64 (at most %d bytes)", a->name, which + 1, AUTH_MAX_KEY);
+		return false;
+	}
+	return true;
+}
+
+void
+config_defaults(Config *c)
+{
+	char		err[128];
+	Account    *dev;
+
+	memset(c, 0, sizeof(*c));
+	c->listen_addr = strdup("127.0.0.1");
+	c->port = 10002;
+	c->threads = 4;
+	c->pool_size = 4;
+	c->queue_max = 256;
+	c->queue_timeout_ms = 10000;
+	c->conn_timeout_s = 30;
+	c->request_timeout_s = 60;
+	c->statement_timeout_ms = 30000;
+	c->max_connections = 1000;
+	c->per_ip_connections = 0;
+	c->header_limit = 32 * 1024;	/* libmicrohttpd clears this much per request: keep it small */
+	c->log_level = LOG_REQUESTS;
+	dev = add_account(c, DEV_ACCOUNT, strlen(DEV_ACCOUNT), err, sizeof(err));
+	set_key(dev, 0, DEV_KEY, err, sizeof(err));
+}
+
+bool
+config_add_accounts(Config *c, const char *spec, char *err, size_t errlen)
+{
+	char	   *copy = strdup(spec);
+	char	   *save = NULL;
+	bool		ok = true;
+
+	for (char *item = strtok_r(copy, ";", &save); item && ok; item = strtok_r(NULL, ";", &save))
+	{
+		char	   *name = item,
+				   *k1,
+				   *k2;
+		Account    *a;
+
+		while (*name == ' ' || *name == '\n')
+			name++;
+		if (*name == '\0')
+			continue;
+		k1 = strchr(name, ':');
+		if (k1 == NULL)
+		{
+			snprintf(err, errlen, "AZURITE_ACCOUNTS: expected name:key1[:key2]");
+			ok = false;
+			break;
+		}
+		*k1++ = '\0';
+		k2 = strchr(k1, ':');
+		if (k2)
+			*k2++ = '\0';
+		a = add_account(c, name, strlen(name), err, errlen);
+		ok = a && set_key(a, 0, k1, err, errlen) && (k2 == NULL || set_key(a, 1, k2, err, errlen));
+	}
+	free(copy);
+	return ok;
+}
+
+static bool
+parse_int(const char *v, int lo, int hi, int *out)
+{
+	char	   *end;
+	long		x;
+
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (errno || end == v || *end != '\0' || x < lo || x > hi)
+		return false;
+	*out = (int) x;
+	return true;
+}
+
+bool
+config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
+{
+	int			x;
+
+#define INT_SETTING(name, field, lo, hi) \
+	if (strcmp(key, name) == 0) \
+	{ \
+		if (!parse_int(v, lo, hi, &x)) \
+		{ \
+			snprintf(err, errlen, "%s must be an integer from %d to %d", name, lo, hi); \
+			return false; \
+		} \
+		c->field = x; \
+		return true; \
+	}
+	INT_SETTING("port", port, 0, 65535);
+	INT_SETTING("threads", threads, 0, 256);
+	INT_SETTING("pool_size", pool_size, 1, 256);
+	INT_SETTING("queue_max", queue_max, 0, 100000);
+	INT_SETTING("queue_timeout_ms", queue_timeout_ms, 1, 600000);
+	INT_SETTING("connection_timeout_s", conn_timeout_s, 1, 3600);
+	INT_SETTING("request_timeout_s", request_timeout_s, 1, 3600);
+	INT_SETTING("statement_timeout_ms", statement_timeout_ms, 0, 3600000);
+	INT_SETTING("max_connections", max_connections, 1, 100000);
+	INT_SETTING("per_ip_connections", per_ip_connections, 0, 100000);
+#undef INT_SETTING
+	if (strcmp(key, "header_limit") == 0)
+	{
+		if (!parse_int(v, 4096, 16 * 1024 * 1024, &x))
+		{
+			snprintf(err, errlen, "header_limit must be from 4096 to 16777216 bytes");
+			return false;
+		}
+		c->header_limit = (size_t) x;
+		return true;
+	}
+	if (strcmp(key, "listen") == 0)
+	{
+		free(c->listen_addr);
+		c->listen_addr = strdup(v);
+		return true;
+	}
+	if (strcmp(key, "dsn") == 0)
+	{
+		free(c->default_dsn);
+		c->default_dsn = strdup(v);
+		return true;
+	}
+	if (strcmp(key, "log") == 0)
+	{
+		if (strcmp(v, "quiet") == 0)
+			c->log_level = LOG_QUIET;
+		else if (strcmp(v, "requests") == 0)
+			c->log_level = LOG_REQUESTS;
+		else if (strcmp(v, "debug") == 0)
+			c->log_level = LOG_DEBUG;
+		else
+		{
+			snprintf(err, errlen, "log must be quiet, requests or debug");
+			return false;
+		}
+		return true;
+	}
+	if (strcmp(key, "accounts") == 0)
+		return config_add_accounts(c, v, err, errlen);
+	snprintf(err, errlen, "unknown setting \"%.40s\"", key);
+	return false;
+}
+
+static char *
+trim(char *s)
+{
+	char	   *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+bool
+config_load_file(Config *c, const char *path, char *err, size_t errlen)
+{
+	FILE	   *f = fopen(path, "r");
+	char		line[4096];
+	int			lineno = 0;
+	Account    *section = NULL;
+	char		e[200];
+
+	if (f == NULL)
+	{
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	while (fgets(line, sizeof(line), f))
+	{
+		char	   *s = trim(line),
+				   *eq,
+				   *k,
+				   *v;
+
+		lineno++;
+		if (*s == '\0' || *s == '#' || *s == ';')
+			continue;
+		if (*s == '[')
+		{
+			char	   *close = strchr(s, ']');
+
+			if (close == NULL || strncmp(s, "[account ", 9) != 0)
+			{
+				snprintf(err, errlen, "%s:%d: expected [account NAME]", path, lineno);
+				fclose(f);
+				return false;
+			}
+			*close = '\0';
+			k = trim(s + 9);
+			section = add_account(c, k, strlen(k), e, sizeof(e));
+			if (section == NULL)
+			{
+				snprintf(err, errlen, "%s:%d: %s", path, lineno, e);
+				fclose(f);
+				return false;
+			}
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (eq == NULL)
+		{
+			snprintf(err, errlen, "%s:%d: expected key = value", path, lineno);
+			fclose(f);
+			return false;
+		}
+		*eq = '\0';
+		k = trim(s);
+		v = trim(eq + 1);
+		if (section)
+		{
+			bool		ok = true;
+
+			if (strcmp(k, "key1") == 0)
+				ok = set_key(section, 0, v, e, sizeof(e));
+			else if (strcmp(k, "key2") == 0)
+				ok = set_key(section, 1, v, e, sizeof(e));
+			else if (strcmp(k, "dsn") == 0)
+			{
+				free(section->dsn);
+				section->dsn = strdup(v);
+			}
+			else
+			{
+				snprintf(e, sizeof(e), "unknown account setting \"%.40s\" (key1, key2, dsn)", k);
+				ok = false;
+			}
+			if (!ok)
+			{
+				snprintf(err, errlen, "%s:%d: %s", path, lineno, e);
+				fclose(f);
+				return false;
+			}
+		}
+		else if (!config_set(c, k, v, e, sizeof(e)))
+		{
+			snprintf(err, errlen, "%s:%d: %s", path, lineno, e);
+			fclose(f);
+			return false;
+		}
+	}
+	fclose(f);
+	return true;
+}
+
+bool
+config_finish(Config *c, char *err, size_t errlen)
+{
+	for (int i = 0; i < c->naccounts; i++)
+	{
+		Account    *a = &c->accounts[i];
+
+		if (a->keys.key_len[0] == 0 && a->keys.key_len[1] == 0)
+		{
+			snprintf(err, errlen, "account %s has no key", a->name);
+			return false;
+		}
+		if (a->dsn == NULL)
+		{
+			if (c->default_dsn == NULL)
+			{
+				snprintf(err, errlen, "account %s has no database: give --dsn or a dsn in the config file", a->name);
+				return false;
+			}
+			a->dsn = strdup(c->default_dsn);
+		}
+	}
+	return true;
+}
+
+Account *
+config_find_account(const char *name, size_t len)
+{
+	for (int i = 0; i < gw_config.naccounts; i++)
+		if (strlen(gw_config.accounts[i].name) == len && memcmp(gw_config.accounts[i].name, name, len) == 0)
+			return &gw_config.accounts[i];
+	return NULL;
+}

@@ -1,0 +1,19 @@
+/*
+ * config.h - settings: defaults (Azurite-compatible), the config file, AZURITE_ACCOUNTS, flags.
+ */
+#ifndef GW_CONFIG_H
+#define GW_CONFIG_H
+
+#include "gateway.h"
+
+#define DEV_ACCOUNT "devstoreaccount1"
+#define DEV_KEY "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+
+extern void config_defaults(Config *c);
+/* false with a message in err on a bad file */
+extern bool config_load_file(Config *c, const char *path, char *err, size_t errlen);
+extern bool config_add_accounts(Config *c, const char *spec, char *err, size_t errlen);	/* "name:key1[:key2];..." */
+extern bool config_set(Config *c, const char *key, const char *value, char *err, size_t errlen);
+extern bool config_finish(Config *c, char *err, size_t errlen);	/* every account has a dsn */
+
+#endif

@@ -1,0 +1,218 @@
+/*
+ * entities.c - Insert (POST t), Update/Merge and the upserts (PUT, MERGE, PATCH on
+ * t(PartitionKey='..',RowKey='..'), with or without If-Match), Delete, point Get, and Query
+ * Entities (GET t / t() with $filter, $select, $top, NextPartitionKey/NextRowKey).
+ */
+#include "gateway.h"
+#include "sqlapi.h"
+
+#include <string.h>
+
+static bool
+one_row(Req *r, PGresult *res)
+{
+	if (PQntuples(res) >= 1)
+		return true;
+	PQclear(res);
+	resp_error(r, "InternalError", "The database function returned no row.");
+	return false;
+}
+
+static bool
+if_match_ok(Req *r)
+{
+	if (r->if_match && !header_text_ok(r->if_match))
+	{
+		resp_error(r, "InvalidInput", "The If-Match header is not a valid ETag.");
+		return false;
+	}
+	return true;
+}
+
+static void
+insert_entity(Req *r)
+{
+	const char *body;
+	const char *params[6];
+	bool		echo = !prefer_no_content(r->prefer);
+	SqlError	err;
+	PGresult   *res;
+	char	   *loc;
+
+	if (!body_text(r, &body))
+		return;
+	params[0] = r->target.table;
+	params[1] = body;
+	params[2] = echo ? "true" : "false";
+	params[3] = meta_name(r->meta);
+	params[4] = r->base;
+	params[5] = r->account->name;
+	res = sql_call(r, SQL_INSERT_ENTITY, params, &err);
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	if (!one_row(r, res))
+		return;
+	loc = entity_url(r, r->target.table, PQgetvalue(res, 0, 1), (size_t) PQgetlength(res, 0, 1),
+					 PQgetvalue(res, 0, 2), (size_t) PQgetlength(res, 0, 2));
+	if (echo && !PQgetisnull(res, 0, 3))
+	{
+		resp_json(r, 201, PQgetvalue(res, 0, 3), (size_t) PQgetlength(res, 0, 3));
+		if (r->prefer && strstr(r->prefer, "return-content"))
+			resp_header(r, "Preference-Applied", "return-content");
+	}
+	else
+	{
+		resp_empty(r, 204);
+		resp_header(r, "Preference-Applied", "return-no-content");
+	}
+	resp_header(r, "ETag", arena_strdup(&r->arena, PQgetvalue(res, 0, 0)));
+	resp_header(r, "Location", loc);
+	resp_header(r, "DataServiceId", loc);
+	PQclear(res);
+}
+
+static void
+write_entity(Req *r, bool merge)
+{
+	const char *body;
+	const char *params[6];
+	SqlError	err;
+	PGresult   *res;
+
+	if (!body_text(r, &body) || !if_match_ok(r))
+		return;
+	params[0] = r->target.table;
+	params[1] = r->target.pk;
+	params[2] = r->target.rk;
+	params[3] = body;
+	params[4] = merge ? "true" : "false";
+	params[5] = r->if_match;
+	res = sql_call(r, SQL_WRITE_ENTITY, params, &err);
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	if (!one_row(r, res))
+		return;
+	resp_empty(r, 204);
+	resp_header(r, "ETag", arena_strdup(&r->arena, PQgetvalue(res, 0, 0)));
+	PQclear(res);
+}
+
+static void
+delete_entity(Req *r)
+{
+	const char *params[4];
+	SqlError	err;
+	PGresult   *res;
+
+	if (!if_match_ok(r))
+		return;
+	params[0] = r->target.table;
+	params[1] = r->target.pk;
+	params[2] = r->target.rk;
+	params[3] = r->if_match ? r->if_match : "*";	/* the service requires If-Match; we take none as '*' */
+	res = sql_call(r, SQL_DELETE_ENTITY, params, &err);
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	PQclear(res);
+	resp_empty(r, 204);
+}
+
+static const char *
+select_param(Req *r)
+{
+	const char *s = query_get(&r->target.query, "$select");
+
+	return s && s[0] ? s : NULL;	/* "$select=" means every property */
+}
+
+static void
+get_entity(Req *r)
+{
+	const char *params[7];
+	SqlError	err;
+	PGresult   *res;
+
+	params[0] = r->target.table;
+	params[1] = r->target.pk;
+	params[2] = r->target.rk;
+	params[3] = select_param(r);
+	params[4] = meta_name(r->meta);
+	params[5] = r->base;
+	params[6] = r->account->name;
+	res = sql_call(r, SQL_GET_ENTITY, params, &err);
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	if (!one_row(r, res))
+		return;
+	resp_json(r, 200, PQgetvalue(res, 0, 1), (size_t) PQgetlength(res, 0, 1));
+	resp_header(r, "ETag", arena_strdup(&r->arena, PQgetvalue(res, 0, 0)));
+	PQclear(res);
+}
+
+static void
+query_entities(Req *r)
+{
+	const char *params[9];
+	SqlError	err;
+	PGresult   *res;
+	const char *filter = query_get(&r->target.query, "$filter");
+
+	params[0] = r->target.table;
+	params[1] = filter && filter[0] ? filter : NULL;
+	params[2] = select_param(r);
+	if (!parse_top(r, &params[3]) || !decode_token(r, "NextPartitionKey", &params[4]) ||
+		!decode_token(r, "NextRowKey", &params[5]))
+		return;
+	params[6] = meta_name(r->meta);
+	params[7] = r->base;
+	params[8] = r->account->name;
+	res = sql_call(r, SQL_QUERY_ENTITIES, params, &err);
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	if (!one_row(r, res))
+		return;
+	resp_json(r, 200, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0));
+	if (!PQgetisnull(res, 0, 1))
+		set_token_header(r, "x-ms-continuation-NextPartitionKey", PQgetvalue(res, 0, 1));
+	if (!PQgetisnull(res, 0, 2))
+		set_token_header(r, "x-ms-continuation-NextRowKey", PQgetvalue(res, 0, 2));
+	PQclear(res);
+}
+
+void
+entities_handle(Req *r)
+{
+	const char *v = r->verb;
+
+	if (r->target.kind == RES_TABLE)
+	{
+		if (strcmp(v, "POST") == 0)
+			insert_entity(r);
+		else
+			query_entities(r);
+		return;
+	}
+	if (strcmp(v, "GET") == 0)
+		get_entity(r);
+	else if (strcmp(v, "PUT") == 0)
+		write_entity(r, false);
+	else if (strcmp(v, "MERGE") == 0 || strcmp(v, "PATCH") == 0)
+		write_entity(r, true);
+	else
+		delete_entity(r);
+}

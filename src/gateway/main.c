@@ -1,0 +1,229 @@
+/*
+ * main.c - tablestore-gateway: flags, configuration, pools, signals.
+ *
+ *   tablestore-gateway --port N --dsn 'CONNINFO'    foreground, 127.0.0.1:N, development account
+ *   tablestore-gateway --config FILE                settings and accounts from a file
+ * SIGINT/SIGTERM stop it: no new connections, requests in flight finish, pools close.
+ */
+#include "config.h"
+#include "gateway.h"
+#include "listener.h"
+#include "pool.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+			"tablestore-gateway %s - the Azure Table service REST protocol over PostgreSQL (tablestore)\n"
+			"\n"
+			"usage: tablestore-gateway [options]\n"
+			"\n"
+			"  --dsn CONNINFO            libpq connection string for accounts without their own\n"
+			"  --config FILE             config file (key = value, [account NAME] sections; see README)\n"
+			"  --listen ADDR             address to listen on (default 127.0.0.1)\n"
+			"  --port N                  port (default 10002)\n"
+			"  --threads N               HTTP worker threads (default 4; 0 = a thread per connection)\n"
+			"  --pool N                  PostgreSQL connections per account (default 4)\n"
+			"  --queue N                 requests that may wait for a connection before 503 (default 256)\n"
+			"  --queue-timeout MS        longest wait for a connection before 503 (default 10000)\n"
+			"  --timeout S               idle client connection timeout in seconds (default 30)\n"
+			"  --request-timeout S       longest time to receive one request body (default 60)\n"
+			"  --statement-timeout MS    per SQL call (default 30000; 0 = none)\n"
+			"  --max-connections N       client connections (default 1000)\n"
+			"  --header-limit BYTES      request line + headers per connection (default 32768)\n"
+			"  --log quiet|requests|debug  (default requests: one line per request on stderr)\n"
+			"  --print-sql               print the prepared statements and exit\n"
+			"  --help, --version\n"
+			"\n"
+			"Accounts: devstoreaccount1 with the well-known development key is always present;\n"
+			"AZURITE_ACCOUNTS=\"name:key1[:key2];...\" and [account NAME] sections add more.\n",
+			GW_VERSION);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"dsn", required_argument, NULL, 'd'},
+		{"config", required_argument, NULL, 'c'},
+		{"listen", required_argument, NULL, 'l'},
+		{"port", required_argument, NULL, 'p'},
+		{"threads", required_argument, NULL, 't'},
+		{"pool", required_argument, NULL, 'P'},
+		{"queue", required_argument, NULL, 'q'},
+		{"queue-timeout", required_argument, NULL, 'Q'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"request-timeout", required_argument, NULL, 'R'},
+		{"statement-timeout", required_argument, NULL, 'S'},
+		{"max-connections", required_argument, NULL, 'm'},
+		{"header-limit", required_argument, NULL, 'H'},
+		{"log", required_argument, NULL, 'L'},
+		{"print-sql", no_argument, NULL, 'x'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'v'},
+		{NULL, 0, NULL, 0}
+	};
+	/* flags are applied after the config file, so that they win */
+	struct
+	{
+		const char *key;
+		const char *value;
+	}			flagset[32];
+	int			nflags = 0;
+	const char *config_file = NULL;
+	char		err[512];
+	const char *env;
+	sigset_t	sigs;
+	int			sig,
+				c;
+
+	config_defaults(&gw_config);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+	{
+		const char *key = NULL;
+
+		switch (c)
+		{
+			case 'd':
+				key = "dsn";
+				break;
+			case 'c':
+				config_file = optarg;
+				break;
+			case 'l':
+				key = "listen";
+				break;
+			case 'p':
+				key = "port";
+				break;
+			case 't':
+				key = "threads";
+				break;
+			case 'P':
+				key = "pool_size";
+				break;
+			case 'q':
+				key = "queue_max";
+				break;
+			case 'Q':
+				key = "queue_timeout_ms";
+				break;
+			case 'T':
+				key = "connection_timeout_s";
+				break;
+			case 'R':
+				key = "request_timeout_s";
+				break;
+			case 'S':
+				key = "statement_timeout_ms";
+				break;
+			case 'm':
+				key = "max_connections";
+				break;
+			case 'H':
+				key = "header_limit";
+				break;
+			case 'L':
+				key = "log";
+				break;
+			case 'x':
+				for (int s = 0; s < SQL__COUNT; s++)
+					printf("%s;\n", sql_text((SqlStmt) s));
+				return 0;
+			case 'h':
+				usage(stdout);
+				return 0;
+			case 'v':
+				printf("tablestore-gateway %s\n", GW_VERSION);
+				return 0;
+			default:
+				usage(stderr);
+				return 2;
+		}
+		if (key && nflags < 32)
+		{
+			flagset[nflags].key = key;
+			flagset[nflags].value = optarg;
+			nflags++;
+		}
+	}
+	if (optind < argc)
+	{
+		fprintf(stderr, "tablestore-gateway: unexpected argument \"%s\"\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (config_file && !config_load_file(&gw_config, config_file, err, sizeof(err)))
+	{
+		fprintf(stderr, "tablestore-gateway: %s\n", err);
+		return 2;
+	}
+	env = getenv("AZURITE_ACCOUNTS");
+	if (env && *env && !config_add_accounts(&gw_config, env, err, sizeof(err)))
+	{
+		fprintf(stderr, "tablestore-gateway: %s\n", err);
+		return 2;
+	}
+	for (int i = 0; i < nflags; i++)
+		if (!config_set(&gw_config, flagset[i].key, flagset[i].value, err, sizeof(err)))
+		{
+			fprintf(stderr, "tablestore-gateway: --%s: %s\n", flagset[i].key, err);
+			return 2;
+		}
+	if (!config_finish(&gw_config, err, sizeof(err)))
+	{
+		fprintf(stderr, "tablestore-gateway: %s\n", err);
+		return 2;
+	}
+
+	for (int i = 0; i < gw_config.naccounts; i++)
+	{
+		Account    *a = &gw_config.accounts[i];
+		int			n;
+
+		a->pool = pool_create(a->dsn, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
+							  gw_config.statement_timeout_ms);
+		if (a->pool == NULL)
+		{
+			fprintf(stderr, "tablestore-gateway: out of memory\n");
+			return 1;
+		}
+		n = pool_warm(a->pool, err, sizeof(err));
+		if (n < gw_config.pool_size)
+			log_msg("account %s: %d of %d database connections made (%s); the rest are made on demand",
+					a->name, n, gw_config.pool_size, err);
+	}
+
+	/* worker threads inherit this mask: only the main thread takes the signals */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (!listener_start(err, sizeof(err)))
+	{
+		fprintf(stderr, "tablestore-gateway: %s\n", err);
+		return 1;
+	}
+	log_msg("tablestore-gateway %s listening on http://%s:%d (%d account%s, %d threads, %d connections per account)",
+			GW_VERSION, gw_config.listen_addr, gw_config.port, gw_config.naccounts,
+			gw_config.naccounts == 1 ? "" : "s", gw_config.threads, gw_config.pool_size);
+	sigwait(&sigs, &sig);
+	log_msg("signal %d: stopping", sig);
+	listener_stop();
+	for (int i = 0; i < gw_config.naccounts; i++)
+	{
+		pool_destroy(gw_config.accounts[i].pool);
+		free(gw_config.accounts[i].dsn);
+	}
+	free(gw_config.listen_addr);
+	free(gw_config.default_dsn);
+	return 0;
+}

@@ -1,0 +1,119 @@
+/*
+ * response.c - building answers: headers, JSON bodies, and the service's error bodies
+ *   JSON: {"odata.error":{"code":"...","message":{"lang":"en-US","value":"...\nRequestId:...\nTime:..."}}}
+ *   XML (service resources): <Error><Code>...</Code><Message>...</Message></Error>
+ * with the x-ms-error-code header.
+ */
+#include "gateway.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void
+resp_header(Req *r, const char *name, const char *value)
+{
+	if (r->resp.nheaders < RESP_MAX_HEADERS && value != NULL)
+	{
+		r->resp.headers[r->resp.nheaders].name = name;
+		r->resp.headers[r->resp.nheaders].value = value;
+		r->resp.nheaders++;
+	}
+}
+
+const char *
+meta_content_type(MetaLevel m)
+{
+	switch (m)
+	{
+		case META_NONE:
+			return "application/json;odata=nometadata;streaming=true;charset=utf-8";
+		case META_FULL:
+			return "application/json;odata=fullmetadata;streaming=true;charset=utf-8";
+		default:
+			return "application/json;odata=minimalmetadata;streaming=true;charset=utf-8";
+	}
+}
+
+void
+resp_json(Req *r, int status, const char *json, size_t len)
+{
+	r->resp.status = status;
+	buf_free(&r->resp.body);
+	buf_append(&r->resp.body, json, len);
+	r->resp.content_type = meta_content_type(r->meta);
+}
+
+void
+resp_empty(Req *r, int status)
+{
+	r->resp.status = status;
+	buf_free(&r->resp.body);
+	r->resp.content_type = NULL;
+}
+
+static void
+message_value(Buf *b, const char *message, const char *request_id)
+{
+	char		t[40];
+
+	iso_now(t);
+	buf_puts(b, message);
+	buf_printf(b, "\nRequestId:%s\nTime:%s", request_id, t);
+}
+
+void
+error_body_json(Buf *b, const char *code, const char *message, const char *request_id)
+{
+	Buf			v;
+
+	buf_init(&v);
+	message_value(&v, message, request_id);
+	buf_puts(b, "{\"odata.error\":{\"code\":");
+	buf_json_string(b, code, strlen(code));
+	buf_puts(b, ",\"message\":{\"lang\":\"en-US\",\"value\":");
+	buf_json_string(b, v.data ? v.data : "", v.len);
+	buf_puts(b, "}}}");
+	buf_free(&v);
+}
+
+void
+resp_error_status(Req *r, int status, const char *code, const char *message)
+{
+	r->resp.status = status;
+	r->resp.error_code = code;
+	buf_free(&r->resp.body);
+	if (r->xml)
+	{
+		Buf			v;
+
+		buf_init(&v);
+		message_value(&v, message, r->request_id);
+		buf_puts(&r->resp.body, "<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>");
+		buf_xml_text(&r->resp.body, code);
+		buf_puts(&r->resp.body, "</Code><Message>");
+		buf_xml_text(&r->resp.body, v.data ? v.data : "");
+		buf_puts(&r->resp.body, "</Message></Error>");
+		buf_free(&v);
+		r->resp.content_type = "application/xml";
+	}
+	else
+	{
+		error_body_json(&r->resp.body, code, message, r->request_id);
+		/* errors are answered in minimal metadata unless no metadata was asked for */
+		r->resp.content_type = meta_content_type(r->meta == META_NONE ? META_NONE : META_MINIMAL);
+	}
+	resp_header(r, "x-ms-error-code", code);
+}
+
+void
+resp_error(Req *r, const char *code, const char *fmt,...)
+{
+	char		msg[512];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	resp_error_status(r, error_status(code), code, msg);
+}

@@ -1,0 +1,189 @@
+/*
+ * sqlapi.c - the table of prepared statements and the call wrapper (see sqlapi.h).
+ *
+ * Swapping the development shim (test/gateway/dev_shim.sql) for the extension's C functions
+ * changes nothing here: both have the contract's signatures.
+ */
+#include "sqlapi.h"
+#include "gateway.h"
+#include "pool.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct SqlDef
+{
+	const char *name;
+	const char *sql;
+	int			nparams;
+	bool		read_only;
+} SqlDef;
+
+static const SqlDef defs[SQL__COUNT] = {
+	[SQL_CREATE_TABLE] = {"gw_create_table",
+		"SELECT table_name, body FROM tablestore.rest_create_table($1::text, $2::text, $3::text, $4::text)", 4, false},
+	[SQL_DROP_TABLE] = {"gw_drop_table",
+		"SELECT tablestore.drop_table($1::text)", 1, false},
+	[SQL_QUERY_TABLES] = {"gw_query_tables",
+		"SELECT body, next_table_name FROM tablestore.rest_query_tables($1::text, $2::int, $3::text, $4::text, $5::text, $6::text)", 6, true},
+	[SQL_INSERT_ENTITY] = {"gw_insert_entity",
+		"SELECT etag, partition_key, row_key, body FROM tablestore.rest_insert_entity($1::text, $2::text, $3::bool, $4::text, $5::text, $6::text)", 6, false},
+	[SQL_WRITE_ENTITY] = {"gw_write_entity",
+		"SELECT tablestore.rest_write_entity($1::text, $2::text, $3::text, $4::text, $5::bool, $6::text)", 6, false},
+	[SQL_DELETE_ENTITY] = {"gw_delete_entity",
+		"SELECT tablestore.delete_entity($1::text, $2::text, $3::text, $4::text)", 4, false},
+	[SQL_GET_ENTITY] = {"gw_get_entity",
+		"SELECT etag, body FROM tablestore.rest_get_entity($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text)", 7, true},
+	[SQL_QUERY_ENTITIES] = {"gw_query_entities",
+		"SELECT body, next_partition_key, next_row_key FROM tablestore.rest_query_entities($1::text, $2::text, $3::text, $4::int, $5::text, $6::text, $7::text, $8::text, $9::text)", 9, true},
+	[SQL_BATCH] = {"gw_batch",
+		"SELECT etag, body FROM tablestore.rest_batch($1::text, $2::text, $3::text, $4::text, $5::text)", 5, false},
+};
+
+const char *
+sql_text(SqlStmt st)
+{
+	return defs[st].sql;
+}
+
+static void
+copy_bounded(char *dst, size_t cap, const char *src)
+{
+	size_t		n = 0;
+
+	/* one line, bounded; the extension already bounds what it quotes */
+	while (src[n] && n + 1 < cap)
+	{
+		dst[n] = src[n];
+		n++;
+	}
+	dst[n] = '\0';
+	while (n > 0 && (dst[n - 1] == '\n' || dst[n - 1] == ' '))
+		dst[--n] = '\0';
+}
+
+/* Fill err from a failed result: "[operation N: ]Code: text", else by SQLSTATE. */
+static void
+error_from_result(const PGresult *res, const PGconn *conn, SqlError *err)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *p;
+	size_t		n;
+
+	err->op_index = -1;
+	if (msg == NULL)
+		msg = conn ? PQerrorMessage(conn) : "unknown error";
+	p = msg;
+	if (strncmp(p, "operation ", 10) == 0 && p[10] >= '0' && p[10] <= '9')
+	{
+		int			idx = 0;
+		const char *q = p + 10;
+
+		while (*q >= '0' && *q <= '9' && idx < 100000)
+			idx = idx * 10 + (*q++ - '0');
+		if (q[0] == ':' && q[1] == ' ')
+		{
+			err->op_index = idx;
+			p = q + 2;
+		}
+	}
+	for (n = 0; (p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z'); n++)
+		;
+	if (n > 0 && p[n] == ':' && (err->code = error_code_lookup(p, n, &err->status)) != NULL)
+	{
+		p += n + 1;
+		while (*p == ' ')
+			p++;
+		copy_bounded(err->message, sizeof(err->message), p);
+		return;
+	}
+	err->code = sqlstate_code(state, &err->status);
+	copy_bounded(err->message, sizeof(err->message), err->op_index >= 0 ? p : msg);
+}
+
+static bool
+retryable_state(const PGresult *res)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+	return state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0);
+}
+
+PGresult *
+sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
+{
+	const SqlDef *d = &defs[st];
+	Pool	   *pool = r->account->pool;
+
+	for (int attempt = 0; attempt < 2; attempt++)
+	{
+		PoolConn   *c;
+		PGresult   *res;
+		PoolStatus	ps;
+		bool		lost;
+
+		ps = pool_acquire(pool, &c, err->message, sizeof(err->message));
+		if (ps != POOL_OK)
+		{
+			err->op_index = -1;
+			err->code = "ServerBusy";
+			err->status = 503;
+			return NULL;
+		}
+		if (!c->prepared[st])
+		{
+			res = PQprepare(c->conn, d->name, d->sql, d->nparams, NULL);
+			if (PQresultStatus(res) != PGRES_COMMAND_OK)
+			{
+				lost = PQstatus(c->conn) != CONNECTION_OK;
+				error_from_result(res, c->conn, err);
+				PQclear(res);
+				pool_release(pool, c, lost);
+				if (lost)
+				{
+					err->code = "ServerBusy";
+					err->status = 503;
+					snprintf(err->message, sizeof(err->message), "the database connection was lost");
+					if (attempt == 0)
+						continue;	/* nothing ran yet: try once on a new connection */
+				}
+				else
+					log_msg("cannot prepare %s: %s (is the extension or the dev shim installed?)", d->name, err->message);
+				return NULL;
+			}
+			PQclear(res);
+			c->prepared[st] = true;
+		}
+		res = PQexecPrepared(c->conn, d->name, d->nparams, params, NULL, NULL, 0);
+		if (PQresultStatus(res) == PGRES_TUPLES_OK)
+		{
+			pool_release(pool, c, false);
+			return res;
+		}
+		lost = PQstatus(c->conn) != CONNECTION_OK;
+		error_from_result(res, c->conn, err);
+		if (lost)
+		{
+			err->op_index = -1;
+			err->code = "ServerBusy";
+			err->status = 503;
+			snprintf(err->message, sizeof(err->message), "the database connection was lost");
+		}
+		pool_release(pool, c, lost);
+		if (attempt == 0 && ((lost && d->read_only) || (!lost && retryable_state(res))))
+		{
+			PQclear(res);
+			continue;
+		}
+		PQclear(res);
+		return NULL;
+	}
+	return NULL;
+}
+
+void
+sql_error_respond(Req *r, const SqlError *err)
+{
+	resp_error_status(r, err->status, err->code, err->message);
+}

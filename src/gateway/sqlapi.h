@@ -1,0 +1,48 @@
+/*
+ * sqlapi.h - the gateway's SQL, in one place: the table of prepared statements (one per REST call,
+ * each calling one function of the contract in shared-notes/gateway-sql-api.md) and the call that
+ * runs one on a pooled connection and turns a PostgreSQL error into the service's error code.
+ */
+#ifndef GW_SQLAPI_H
+#define GW_SQLAPI_H
+
+#include <libpq-fe.h>
+
+typedef enum SqlStmt
+{
+	SQL_CREATE_TABLE,
+	SQL_DROP_TABLE,
+	SQL_QUERY_TABLES,
+	SQL_INSERT_ENTITY,
+	SQL_WRITE_ENTITY,
+	SQL_DELETE_ENTITY,
+	SQL_GET_ENTITY,
+	SQL_QUERY_ENTITIES,
+	SQL_BATCH,
+	SQL__COUNT
+} SqlStmt;
+
+typedef struct SqlError
+{
+	int			status;			/* HTTP status */
+	const char *code;			/* service error code (static string) */
+	int			op_index;		/* "operation N: ..." in a batch error, else -1 */
+	char		message[512];	/* the rest of the message, bounded */
+} SqlError;
+
+struct Req;
+
+/*
+ * Run a statement for the request's account. Returns the PGRES_TUPLES_OK result (the caller
+ * PQclear()s it) or NULL with *err filled. Retries once on a serialization failure or deadlock
+ * (the statement was rolled back), and once on a lost connection for read-only statements.
+ */
+extern PGresult *sql_call(struct Req *r, SqlStmt st, const char *const *params, SqlError *err);
+
+/* Answer the request with the error. */
+extern void sql_error_respond(struct Req *r, const SqlError *err);
+
+/* The statement's SQL text (for tests and --print-sql). */
+extern const char *sql_text(SqlStmt st);
+
+#endif

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# test/gateway/run.sh - build tablestore-gateway, start a throwaway PostgreSQL cluster with the
+# extension and the development shim (dev_shim.sql), start the gateway on a free port, and run
+# the raw HTTP tests (raw_test.mjs); then, when an npm install of @azure/data-tables is found,
+# the SDK smoke check (sdk_smoke.mjs). Ends with "N passed, N failed"; non-zero on a failure.
+# Everything it starts is stopped on exit.
+#
+#   bash test/gateway/run.sh
+#   TS_PG_CONFIG=/opt/pg-gw/usr/lib/postgresql/15/bin/pg_config bash test/gateway/run.sh   (a private PostgreSQL)
+#   GW_SDK_PACKAGE=/path/to/package.json   where @azure/data-tables is installed (default: bench/peers)
+#   GW_SKIP_BUILD=1                        use the binaries already built and installed
+set -eu -o pipefail
+GW_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$GW_TEST_DIR/../../scripts/lib.sh"
+
+GW_PID=
+BUSY_PID=
+GW_LOG=
+cleanup() {
+	local p
+	for p in $GW_PID $BUSY_PID; do
+		if kill -0 "$p" 2>/dev/null; then
+			kill "$p" 2>/dev/null || true
+			wait "$p" 2>/dev/null || true
+		fi
+	done
+	[ -n "$GW_LOG" ] && rm -f "$GW_LOG" "$GW_LOG.sdk"
+	ts_cluster_stop
+}
+
+# make install links the gateway into /usr/local/bin; the tests run the built binary and leave the PATH alone
+export GW_PATH_DIR=${GW_PATH_DIR-}
+command -v node >/dev/null || ts_install_packages nodejs
+if [ -z "${GW_SKIP_BUILD:-}" ]; then
+	ts_install_packages libmicrohttpd-dev libpq-dev libssl-dev
+	ts_setup
+fi
+ts_cluster_start
+trap cleanup EXIT
+
+psql -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION tablestore' >/dev/null
+psql -q -v ON_ERROR_STOP=1 -f "$GW_TEST_DIR/dev_shim.sql" >/dev/null
+
+GW_BIN="$TS_ROOT/src/gateway/tablestore-gateway"
+GW_PORT=$(ts_free_port)
+GW_LOG=$(mktemp /tmp/tablestore-gateway-log.XXXXXX)
+KEY1=$(head -c 64 /dev/urandom | base64 -w0)
+KEY2=$(head -c 64 /dev/urandom | base64 -w0)
+ts_log "starting the gateway on 127.0.0.1:$GW_PORT"
+AZURITE_ACCOUNTS="gwtest2:$KEY1:$KEY2" "$GW_BIN" --port "$GW_PORT" --timeout 2 --request-timeout 3 \
+	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >"$GW_LOG" 2>&1 &
+GW_PID=$!
+for _ in $(seq 1 50); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$GW_PORT") 2>/dev/null && break
+	sleep 0.1
+done
+
+rc=0
+timeout 150 node "$GW_TEST_DIR/raw_test.mjs" --port "$GW_PORT" --log "$GW_LOG" --account "gwtest2:$KEY1:$KEY2" --request-timeout 3 \
+	| tee "$GW_LOG.out" | grep -v '^ok ' || rc=$?
+passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.out")
+failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.out")
+rm -f "$GW_LOG.out"
+[ -n "$passed" ] || { passed=0; failed=1; }
+
+SDK_PKG=${GW_SDK_PACKAGE:-$TS_ROOT/bench/peers/package.json}
+[ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ] || SDK_PKG=/work/main/bench/peers/package.json
+if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
+	ts_log "SDK smoke with $(dirname "$SDK_PKG")/node_modules/@azure/data-tables"
+	if timeout 60 node "$GW_TEST_DIR/sdk_smoke.mjs" "$GW_PORT" "$SDK_PKG" >"$GW_LOG.sdk" 2>&1; then :; fi
+	grep -v '^ok ' "$GW_LOG.sdk" || true
+	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.sdk")
+	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.sdk")
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-1}))
+else
+	ts_log "no npm install of @azure/data-tables found: SDK smoke skipped (npm ci in bench/peers)"
+fi
+
+# a full pool: one connection, held by a request waiting on a lock; another request queues for
+# at most 500 ms and then gets 503 ServerBusy
+psql -q -c "SELECT tablestore.create_table('busytest')" >/dev/null
+BUSY_PORT=$(ts_free_port)
+"$GW_BIN" --port "$BUSY_PORT" --pool 1 --queue 4 --queue-timeout 500 \
+	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >>"$GW_LOG" 2>&1 &
+BUSY_PID=$!
+for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$BUSY_PORT") 2>/dev/null && break; sleep 0.1; done
+psql -q -c "BEGIN; LOCK TABLE tablestore_data.busytest IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;" >/dev/null &
+LOCK_PID=$!
+sleep 0.5
+node "$GW_TEST_DIR/signed_get.mjs" "$BUSY_PORT" "/devstoreaccount1/busytest()" >"$GW_LOG.first" &
+FIRST_PID=$!
+sleep 0.3
+second=$(node "$GW_TEST_DIR/signed_get.mjs" "$BUSY_PORT" "/devstoreaccount1/busytest()")
+wait "$FIRST_PID" "$LOCK_PID" || true
+first=$(cat "$GW_LOG.first"); rm -f "$GW_LOG.first"
+kill "$BUSY_PID" 2>/dev/null; wait "$BUSY_PID" 2>/dev/null || true
+if [ "$second" = "503 ServerBusy" ] && [ "${first%% *}" = 200 ]; then
+	echo "ok   full pool: a queued request gets 503 ServerBusy after its wait; the holder is served"
+	passed=$((passed + 1))
+else
+	echo "FAIL full pool: holder '$first', queued '$second'"
+	failed=$((failed + 1))
+fi
+
+# the database goes away and comes back: 503 ServerBusy meanwhile, then served again (reconnect)
+ts_log "restarting PostgreSQL under the gateway"
+ts_as_server_user "$TS_PGBIN/pg_ctl" -D "$TS_CLUSTER_DIR/data" -m fast -w stop >/dev/null
+down=$(node "$GW_TEST_DIR/signed_get.mjs" "$GW_PORT" /devstoreaccount1/Tables)
+ts_as_server_user "$TS_PGBIN/pg_ctl" -D "$TS_CLUSTER_DIR/data" -l "$TS_CLUSTER_DIR/server.log" -w -t 60 \
+	-o "-p $TS_CLUSTER_PORT -k $TS_CLUSTER_DIR -c listen_addresses=127.0.0.1" start >/dev/null
+up=
+for _ in $(seq 1 20); do
+	up=$(node "$GW_TEST_DIR/signed_get.mjs" "$GW_PORT" /devstoreaccount1/Tables)
+	[ "${up%% *}" = 200 ] && break
+	sleep 0.5
+done
+if [ "$down" = "503 ServerBusy" ] && [ "${up%% *}" = 200 ]; then
+	echo "ok   database restart: 503 ServerBusy while down, served again after it came back"
+	passed=$((passed + 1))
+else
+	echo "FAIL database restart: while down '$down', after '$up'"
+	failed=$((failed + 1))
+fi
+
+if ! kill -0 "$GW_PID" 2>/dev/null; then
+	echo "the gateway died; its log:" >&2
+	tail -20 "$GW_LOG" >&2
+	failed=$((failed + 1))
+fi
+echo "gateway: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]

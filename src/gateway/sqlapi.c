@@ -1,8 +1,7 @@
 /*
- * sqlapi.c - the table of prepared statements and the call wrapper (see sqlapi.h).
- *
- * Swapping the development shim (test/gateway/dev_shim.sql) for the extension's C functions
- * changes nothing here: both have the contract's signatures.
+ * sqlapi.c - the table of prepared statements and the call wrapper (see sqlapi.h): every REST
+ * call is one execution of one of these, each calling one function of the extension
+ * (doc/gateway.md).
  */
 #include "sqlapi.h"
 #include "gateway.h"
@@ -149,7 +148,7 @@ sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 						continue;	/* nothing ran yet: try once on a new connection */
 				}
 				else
-					log_msg("cannot prepare %s: %s (is the extension or the dev shim installed?)", d->name, err->message);
+					log_msg("cannot prepare %s: %s (is the extension installed, at 0.2.0 or later?)", d->name, err->message);
 				return NULL;
 			}
 			PQclear(res);

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # test/gateway/run.sh - build tablestore-gateway, start a throwaway PostgreSQL cluster with the
-# extension and the development shim (dev_shim.sql), start the gateway on a free port, and run
-# the raw HTTP tests (raw_test.mjs); then, when an npm install of @azure/data-tables is found,
-# the SDK smoke check (sdk_smoke.mjs). Ends with "N passed, N failed"; non-zero on a failure.
+# extension, start the gateway on a free port, and run
+# the raw HTTP tests (raw_test.mjs), then the SDK smoke check (sdk_smoke.mjs) with the pinned
+# @azure/data-tables of test/sdk. Ends with "N passed, N failed"; non-zero on a failure.
 # Everything it starts is stopped on exit.
 #
 #   bash test/gateway/run.sh
 #   TS_PG_CONFIG=/opt/pg-gw/usr/lib/postgresql/15/bin/pg_config bash test/gateway/run.sh   (a private PostgreSQL)
-#   GW_SDK_PACKAGE=/path/to/package.json   where @azure/data-tables is installed (default: bench/peers)
+#   GW_SDK_PACKAGE=/path/to/package.json   where @azure/data-tables is installed (default: test/sdk)
 #   GW_SKIP_BUILD=1                        use the binaries already built and installed
 set -eu -o pipefail
 GW_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,7 +39,6 @@ ts_cluster_start
 trap cleanup EXIT
 
 psql -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION tablestore' >/dev/null
-psql -q -v ON_ERROR_STOP=1 -f "$GW_TEST_DIR/dev_shim.sql" >/dev/null
 
 GW_BIN="$TS_ROOT/src/gateway/tablestore-gateway"
 GW_PORT=$(ts_free_port)
@@ -63,8 +62,11 @@ failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.out")
 rm -f "$GW_LOG.out"
 [ -n "$passed" ] || { passed=0; failed=1; }
 
-SDK_PKG=${GW_SDK_PACKAGE:-$TS_ROOT/bench/peers/package.json}
-[ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ] || SDK_PKG=/work/main/bench/peers/package.json
+SDK_PKG=${GW_SDK_PACKAGE:-$TS_ROOT/test/sdk/package.json}
+if [ ! -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ] && [ -z "${GW_SDK_PACKAGE:-}" ]; then
+	ts_log "npm ci in test/sdk"
+	(cd "$TS_ROOT/test/sdk" && npm ci --no-audit --no-fund >/tmp/tablestore-npm.log 2>&1) || tail -5 /tmp/tablestore-npm.log
+fi
 if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
 	ts_log "SDK smoke with $(dirname "$SDK_PKG")/node_modules/@azure/data-tables"
 	if timeout 60 node "$GW_TEST_DIR/sdk_smoke.mjs" "$GW_PORT" "$SDK_PKG" >"$GW_LOG.sdk" 2>&1; then :; fi
@@ -74,7 +76,8 @@ if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-1}))
 else
-	ts_log "no npm install of @azure/data-tables found: SDK smoke skipped (npm ci in bench/peers)"
+	ts_log "no npm install of @azure/data-tables found: SDK smoke not run"
+	failed=$((failed + 1))
 fi
 
 # a full pool: one connection, held by a request waiting on a lock; another request queues for

@@ -37,6 +37,14 @@ AS 'MODULE_PATHNAME', 'tablestore_rest_query_tables' LANGUAGE C STABLE;
 COMMENT ON FUNCTION tablestore.rest_query_tables(text, int, text, text, text, text) IS
 'REST Query Tables: one page of tables ($filter on TableName, $top, NextTableName) as the answer''s body';
 
+CREATE FUNCTION tablestore.rest_get_table(table_name text, metadata text DEFAULT NULL, base text DEFAULT NULL,
+	account text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_rest_get_table' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.rest_get_table(text, text, text, text) IS
+'REST GET Tables(''name''): the one table as the answer''s body; TableNotFound when it does not exist';
+
 CREATE FUNCTION tablestore.rest_insert_entity(tbl text, body text, echo bool DEFAULT true, metadata text DEFAULT NULL,
 	base text DEFAULT NULL, account text DEFAULT NULL,
 	OUT etag text, OUT partition_key text, OUT row_key text, OUT body text)

@@ -32,6 +32,14 @@ SELECT * FROM rest_query_tables(NULL, NULL, NULL, 'fullmetadata', 'http://h/a', 
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_query_tables('TableName eq', NULL, NULL)$$);
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_query_tables(NULL, 0, NULL)$$);
 
+-- Get Table: the one table under its created name, at each level; a missing or bad name
+SELECT rest_get_table('orders', 'minimalmetadata', 'http://h/a', 'a');
+SELECT rest_get_table('Orders', 'fullmetadata', 'http://h/a', 'a');
+SELECT rest_get_table('Orders', 'nometadata');
+SELECT pg_temp.try($$SELECT tablestore.rest_get_table('Missing')$$);
+SELECT pg_temp.try($$SELECT tablestore.rest_get_table('a-b')$$);
+SELECT pg_temp.try($$SELECT tablestore.rest_get_table(NULL)$$);
+
 -- Insert: 201 with the entity (echo) at each level, or only the ETag and keys
 SELECT pg_temp.m(etag) etag, partition_key, row_key, pg_temp.m(body) body FROM rest_insert_entity('Orders',
 	'{"PartitionKey":"p","RowKey":"1","Amount":5.0,"Big":"12","Big@odata.type":"Edm.Int64","When":"2024-01-02T03:04:05.5Z","When@odata.type":"Edm.DateTime"}',

@@ -193,3 +193,37 @@ tablestore_rest_query_tables(PG_FUNCTION_ARGS)
 	values[0] = PointerGetDatum(cstring_to_text_with_len(out.data, out.len));
 	PG_RETURN_DATUM(rest_result(fcinfo, values, nulls));
 }
+
+/*
+ * tablestore.rest_get_table(table_name, metadata, base, account) -> body: GET Tables('name'), the
+ * one table under the name it was created with; TableNotFound when there is none
+ */
+PG_FUNCTION_INFO_V1(tablestore_rest_get_table);
+Datum
+tablestore_rest_get_table(PG_FUNCTION_ARGS)
+{
+	RestTarget	rt;
+	TsTable		t;
+	const char *name;
+	StringInfoData out;
+	JsonTextSink sink;
+	Datum		key;
+	MemoryContext outer = CurrentMemoryContext;
+
+	ts_require_arg(fcinfo, 0, "table_name");
+	rest_target_from_args(fcinfo, 1, &rt);
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	key = CStringGetTextDatum(t.key);
+	ts_spi_begin();
+	if (SPI_execute_with_args("SELECT r.name FROM tablestore.tables r WHERE r.key OPERATOR(pg_catalog.=) $1",
+							  1, (Oid[]) {TEXTOID}, &key, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "tablestore: reading the table registry failed");
+	if (SPI_processed == 1)
+		name = MemoryContextStrdup(outer, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+	ts_spi_end();
+	initStringInfo(&out);
+	json_text_sink_init(&sink, &out);
+	write_table(&sink.pub, &rt, name, psprintf("%s/$metadata#Tables/@Element", rt.base));
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(out.data, out.len));
+}

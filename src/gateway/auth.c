@@ -6,6 +6,8 @@
  *   Shared Key Lite: Date \n CanonicalizedResource
  * Date is x-ms-date when present, else Date. CanonicalizedResource is "/" account + the raw path
  * (so path-style URLs name the account twice) + "?comp=" value when the query has comp.
+ * The date must be an RFC 1123 date within 15 minutes of the server's clock, as the service
+ * requires, so that a captured request cannot be replayed later.
  */
 #include "auth.h"
 #include "util.h"
@@ -122,12 +124,79 @@ hmac_matches(const unsigned char *key, size_t key_len, const char *msg, const un
 	return CRYPTO_memcmp(mac, sig, 32) == 0;
 }
 
+/* Days from 1970-01-01 to a civil date (proleptic Gregorian). */
+static long
+days_from_civil(int y, int m, int d)
+{
+	int			era,
+				yoe,
+				doy,
+				doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return (long) era * 146097 + doe - 719468;
+}
+
+static bool
+digits(const char *s, int n, int *out)
+{
+	*out = 0;
+	for (int i = 0; i < n; i++)
+	{
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		*out = *out * 10 + (s[i] - '0');
+	}
+	return true;
+}
+
+bool
+auth_parse_date(const char *s, time_t *out)
+{
+	static const char *const wdays = "Mon,Tue,Wed,Thu,Fri,Sat,Sun,";
+	static const char *const months = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int			day,
+				mon = -1,
+				year,
+				hh,
+				mm,
+				ss;
+	const char *p = s;
+
+	/* "Www, DD Mon YYYY HH:MM:SS GMT", exactly 29 characters */
+	if (s == NULL || strlen(s) != 29 || p[3] != ',' || p[4] != ' ' || p[7] != ' ' || p[11] != ' ' ||
+		p[16] != ' ' || p[19] != ':' || p[22] != ':' || p[25] != ' ' || memcmp(p + 26, "GMT", 3) != 0)
+		return false;
+	for (int i = 0; i < 7 && mon < 0; i++)
+		if (memcmp(wdays + i * 4, p, 4) == 0)
+			mon = 0;
+	if (mon < 0)
+		return false;
+	mon = -1;
+	for (int i = 0; i < 12; i++)
+		if (memcmp(months + i * 3, p + 8, 3) == 0)
+			mon = i;
+	if (mon < 0 || !digits(p + 5, 2, &day) || !digits(p + 12, 4, &year) || !digits(p + 17, 2, &hh) ||
+		!digits(p + 20, 2, &mm) || !digits(p + 23, 2, &ss) || day < 1 || day > mdays[mon] ||
+		(mon == 1 && day == 29 && !(year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) ||
+		year < 1970 || hh > 23 || mm > 59 || ss > 60)
+		return false;
+	*out = (time_t) (days_from_civil(year, mon + 1, day) * 86400L + hh * 3600L + mm * 60L + ss);
+	return true;
+}
+
 AuthResult
 auth_check(const AuthInput *in, const AccountKeys *keys)
 {
 	AuthHeader	h;
 	char	   *sts;
 	bool		ok = false;
+	time_t		when;
 
 	if (in->authorization == NULL)
 		return in->has_sig_param ? AUTH_SAS_UNSUPPORTED : AUTH_NONE;
@@ -137,6 +206,10 @@ auth_check(const AuthInput *in, const AccountKeys *keys)
 		return AUTH_WRONG_ACCOUNT;
 	if (in->x_ms_date == NULL && in->date == NULL)
 		return AUTH_NO_DATE;
+	if (!auth_parse_date(in->x_ms_date ? in->x_ms_date : in->date, &when))
+		return AUTH_BAD_DATE;
+	if (when < in->now - AUTH_MAX_SKEW || when > in->now + AUTH_MAX_SKEW)
+		return AUTH_STALE_DATE;
 	sts = auth_string_to_sign(h.scheme, in);
 	if (sts == NULL)
 		return AUTH_BAD_SIGNATURE;
@@ -162,6 +235,10 @@ auth_result_text(AuthResult r)
 			return "the Authorization header names another account";
 		case AUTH_NO_DATE:
 			return "the request has neither an x-ms-date nor a Date header";
+		case AUTH_BAD_DATE:
+			return "the request's date (x-ms-date, else Date) is not an RFC 1123 date such as \"Sun, 06 Nov 1994 08:49:37 GMT\"";
+		case AUTH_STALE_DATE:
+			return "the request's date (x-ms-date, else Date) is more than 15 minutes from the server's clock";
 		case AUTH_BAD_SIGNATURE:
 			return "the MAC signature found in the request is not the same as any computed signature";
 		case AUTH_SAS_UNSUPPORTED:

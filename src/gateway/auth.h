@@ -11,8 +11,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #define AUTH_MAX_KEY 128		/* decoded key bytes */
+#define AUTH_MAX_SKEW 900		/* seconds a request's date may be from the server's clock (15 minutes, as the service) */
 
 typedef struct AccountKeys
 {
@@ -45,6 +47,7 @@ typedef struct AuthInput
 	const char *raw_path;		/* as sent */
 	const char *comp;			/* decoded ?comp= value, or NULL */
 	bool		has_sig_param;	/* ?sig= present (SAS) */
+	time_t		now;			/* the server's clock: the request's date must be within AUTH_MAX_SKEW of it */
 } AuthInput;
 
 typedef enum AuthResult
@@ -54,6 +57,8 @@ typedef enum AuthResult
 	AUTH_MALFORMED,				/* Authorization header not parseable */
 	AUTH_WRONG_ACCOUNT,			/* header names another account */
 	AUTH_NO_DATE,				/* neither x-ms-date nor Date */
+	AUTH_BAD_DATE,				/* the date is not an RFC 1123 date ("Sun, 06 Nov 1994 08:49:37 GMT") */
+	AUTH_STALE_DATE,			/* the date is more than AUTH_MAX_SKEW from now */
 	AUTH_BAD_SIGNATURE,
 	AUTH_SAS_UNSUPPORTED
 } AuthResult;
@@ -63,6 +68,9 @@ extern bool auth_parse_header(const char *h, size_t n, AuthHeader *out);
 
 /* Decode a base64 account key; false if it is not valid base64 or too long. */
 extern bool auth_decode_key(const char *b64, unsigned char *out, size_t *outlen);
+
+/* An RFC 1123 date in GMT, as HTTP and the service write it, to seconds since 1970. */
+extern bool auth_parse_date(const char *s, time_t *out);
 
 /* The string to sign for a scheme (malloc'd; the caller frees). */
 extern char *auth_string_to_sign(AuthScheme scheme, const AuthInput *in);

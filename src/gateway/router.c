@@ -6,6 +6,7 @@
 #include "gateway.h"
 
 #include <string.h>
+#include <time.h>
 
 static bool
 is_account_cb(const char *name, size_t len, void *cls)
@@ -69,6 +70,7 @@ authenticate(Req *r)
 	in.raw_path = r->target.raw_path;
 	in.comp = query_get(&r->target.query, "comp");
 	in.has_sig_param = query_has(&r->target.query, "sig");
+	in.now = time(NULL);
 	res = auth_check(&in, &r->account->keys);
 	if (res == AUTH_OK)
 		return true;
@@ -98,7 +100,7 @@ unsupported_verb(Req *r)
 	resp_header(r, "Allow", r->target.kind == RES_ENTITY ? "GET, PUT, MERGE, PATCH, DELETE" :
 				r->target.kind == RES_TABLE ? "GET, POST" :
 				r->target.kind == RES_TABLES ? "GET, POST" :
-				r->target.kind == RES_TABLES_ONE ? "DELETE" : "POST");
+				r->target.kind == RES_TABLES_ONE ? "GET, DELETE" : "POST");
 }
 
 void
@@ -158,7 +160,7 @@ router_dispatch(Req *r)
 				unsupported_verb(r);
 			return;
 		case RES_TABLES_ONE:
-			if (verb_is(r, "DELETE"))
+			if (verb_is(r, "GET") || verb_is(r, "DELETE"))
 				tables_handle(r);
 			else
 				unsupported_verb(r);

@@ -25,6 +25,8 @@ static const SqlDef defs[SQL__COUNT] = {
 		"SELECT tablestore.drop_table($1::text)", 1, false},
 	[SQL_QUERY_TABLES] = {"gw_query_tables",
 		"SELECT body, next_table_name FROM tablestore.rest_query_tables($1::text, $2::int, $3::text, $4::text, $5::text, $6::text)", 6, true},
+	[SQL_GET_TABLE] = {"gw_get_table",
+		"SELECT tablestore.rest_get_table($1::text, $2::text, $3::text, $4::text)", 4, true},
 	[SQL_INSERT_ENTITY] = {"gw_insert_entity",
 		"SELECT etag, partition_key, row_key, body FROM tablestore.rest_insert_entity($1::text, $2::text, $3::bool, $4::text, $5::text, $6::text)", 6, false},
 	[SQL_WRITE_ENTITY] = {"gw_write_entity",

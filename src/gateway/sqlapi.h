@@ -1,6 +1,6 @@
 /*
  * sqlapi.h - the gateway's SQL, in one place: the table of prepared statements (one per REST call,
- * each calling one function of the contract in shared-notes/gateway-sql-api.md) and the call that
+ * each calling one function of the contract in doc/gateway.md) and the call that
  * runs one on a pooled connection and turns a PostgreSQL error into the service's error code.
  */
 #ifndef GW_SQLAPI_H
@@ -13,6 +13,7 @@ typedef enum SqlStmt
 	SQL_CREATE_TABLE,
 	SQL_DROP_TABLE,
 	SQL_QUERY_TABLES,
+	SQL_GET_TABLE,
 	SQL_INSERT_ENTITY,
 	SQL_WRITE_ENTITY,
 	SQL_DELETE_ENTITY,

@@ -1,6 +1,6 @@
 /*
  * tables.c - Create Table (POST Tables), Query Tables (GET Tables, $filter/$top/NextTableName),
- * Delete Table (DELETE Tables('name')).
+ * Get Table (GET Tables('name')), Delete Table (DELETE Tables('name')).
  */
 #include "gateway.h"
 #include "sqlapi.h"
@@ -86,6 +86,30 @@ query_tables(Req *r)
 }
 
 static void
+get_table(Req *r)
+{
+	const char *params[4] = {r->target.table, meta_name(r->meta), r->base, r->account->name};
+	SqlError	err;
+	PGresult   *res = sql_call(r, SQL_GET_TABLE, params, &err);
+
+	if (res == NULL)
+	{
+		if (strcmp(err.code, "TableNotFound") == 0)
+			err.code = "ResourceNotFound";
+		sql_error_respond(r, &err);
+		return;
+	}
+	if (PQntuples(res) < 1)
+	{
+		PQclear(res);
+		resp_error(r, "InternalError", "The database function returned no row.");
+		return;
+	}
+	resp_json(r, 200, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0));
+	PQclear(res);
+}
+
+static void
 delete_table(Req *r)
 {
 	const char *params[1] = {r->target.table};
@@ -107,7 +131,9 @@ delete_table(Req *r)
 void
 tables_handle(Req *r)
 {
-	if (r->target.kind == RES_TABLES_ONE)
+	if (r->target.kind == RES_TABLES_ONE && strcmp(r->verb, "GET") == 0)
+		get_table(r);
+	else if (r->target.kind == RES_TABLES_ONE)
 		delete_table(r);
 	else if (strcmp(r->verb, "POST") == 0)
 		create_table(r);

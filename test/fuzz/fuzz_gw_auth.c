@@ -54,6 +54,16 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	in.x_ms_date = parts[1];
 	in.account = "devstoreaccount1";
 	in.raw_path = parts[2] ? parts[2] : "/";
+	in.now = 0;
+	{
+		time_t		when;
+		bool		dated = auth_parse_date(parts[1], &when);
+
+		/* a parsed date is a real calendar second at or after 1970, fixed width */
+		CHECK(!dated || (when >= 0 && strlen(parts[1]) == 29), "a parsed date is well-formed");
+		if (dated)
+			in.now = when + (time_t) (size % (2 * AUTH_MAX_SKEW + 1)) - AUTH_MAX_SKEW;
+	}
 	r = auth_check(&in, &keys);
 	CHECK(r != AUTH_OK || auth_parse_header(parts[0], strlen(parts[0]), &h), "accepted only with a parseable header");
 
@@ -74,7 +84,11 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		b64_encode(mac, 32, b64);
 		snprintf(hdr, sizeof(hdr), "SharedKey devstoreaccount1:%s", b64);
 		in.authorization = hdr;
-		CHECK(auth_check(&in, &keys) == AUTH_OK, "a correct signature is accepted");
+		r = auth_check(&in, &keys);
+		if (auth_parse_date(in.x_ms_date, &(time_t) {0}))
+			CHECK(r == AUTH_OK, "a correct signature with a date within 15 minutes is accepted");
+		else
+			CHECK(r == AUTH_BAD_DATE, "a correct signature with no valid date is refused");
 		free(sts);
 	}
 	arena_free(&a);

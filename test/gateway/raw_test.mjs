@@ -126,6 +126,14 @@ const T2 = T + 'b';
 	ok(p2.status === 200 && p2.json?.value?.[0]?.TableName === T2 && !p2.headers['x-ms-continuation-nexttablename'], 'query tables: second page by NextTableName, last page has no continuation', p2.text);
 	const full = await req({ path: '/Tables', query: `$filter=${encodeURIComponent(`TableName eq '${T}'`)}`, headers: { Accept: 'application/json;odata=fullmetadata' } });
 	ok(full.json?.value?.[0]?.['odata.type'] === 'devstoreaccount1.Tables' && full.json.value[0]['odata.editLink'] === `Tables('${T}')`, 'query tables fullmetadata: odata.type and odata.editLink', full.text);
+	const one = await req({ path: `/Tables('${T.toLowerCase()}')` });
+	ok(one.status === 200 && one.json?.TableName === T && one.json['odata.metadata']?.endsWith('/$metadata#Tables/@Element'), "get table Tables('name'): 200, the created name, @Element", `${one.status} ${one.text}`);
+	const oneFull = await req({ path: `/Tables('${T}')`, headers: { Accept: 'application/json;odata=fullmetadata' } });
+	ok(oneFull.json?.['odata.editLink'] === `Tables('${T}')`, "get table fullmetadata: odata.editLink", oneFull.text);
+	const oneMissing = await req({ path: `/Tables('nosuch${T}')` });
+	ok(oneMissing.status === 404 && errCode(oneMissing) === 'ResourceNotFound', 'get missing table: 404 ResourceNotFound', `${oneMissing.status} ${errCode(oneMissing)}`);
+	const onePost = await req({ method: 'PUT', path: `/Tables('${T}')`, body: {} });
+	ok(onePost.status === 405 && /GET/.test(onePost.headers.allow ?? ''), "PUT Tables('name'): 405 with Allow: GET, DELETE", `${onePost.status} ${onePost.headers.allow}`);
 	const dt = await req({ method: 'DELETE', path: `/Tables('${T2}')` });
 	ok(dt.status === 204, 'delete table: 204', `${dt.status}`);
 	const dt2 = await req({ method: 'DELETE', path: `/Tables('${T2}')` });
@@ -356,6 +364,14 @@ const batch = (body, extra = {}) => req({ method: 'POST', path: '/$batch', body,
 	ok(lite.status === 200, 'Shared Key Lite: 200', `${lite.status} ${lite.text.slice(0, 200)}`);
 	const dateOnly = await req({ path: '/Tables', headers: { 'x-ms-date': null, Date: new Date().toUTCString() } });
 	ok(dateOnly.status === 200, 'signed over Date when there is no x-ms-date: 200', `${dateOnly.status}`);
+	for (const [what, date] of [['20 minutes old', new Date(Date.now() - 20 * 60_000).toUTCString()],
+		['20 minutes ahead', new Date(Date.now() + 20 * 60_000).toUTCString()],
+		['not an RFC 1123 date', new Date().toISOString()], ['empty', '']]) {
+		const r = await req({ path: '/Tables', headers: { 'x-ms-date': date } });
+		ok(r.status === 403 && errCode(r) === 'AuthenticationFailed', `correctly signed, x-ms-date ${what}: 403 AuthenticationFailed`, `${r.status} ${r.text.slice(0, 200)}`);
+	}
+	const recent = await req({ path: '/Tables', headers: { 'x-ms-date': new Date(Date.now() - 10 * 60_000).toUTCString() } });
+	ok(recent.status === 200, 'x-ms-date 10 minutes old: 200', `${recent.status}`);
 	const tamperedPath = await req({ path: '/Tables', authorization: sign({ method: 'GET', path: '/devstoreaccount1/Other', headers: { 'x-ms-date': 'x' } }) });
 	ok(tamperedPath.status === 403, 'signature over another path: 403', `${tamperedPath.status}`);
 	const sas = await req({ path: '/Tables', query: 'sv=2019-02-02&sig=SECRETSIGVALUE', noAuth: true });

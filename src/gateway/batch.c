@@ -164,6 +164,11 @@ add_op(Req *r, int k, const SubRequest *s, Buf *doc, const char **table, OpInfo 
 		return false;
 	}
 	has_body = strcmp(verb, "DELETE") != 0;
+	if (!has_body && s->if_match == NULL)
+	{
+		fail_part(r, k, 400, "MissingRequiredHeader", "An HTTP header that's mandatory for this request is not specified: If-Match.", s->content_id);
+		return false;
+	}
 	if (has_body && !json_is_object(s->body, s->body_len))
 	{
 		fail_part(r, k, 400, "InvalidInput", "The operation's body is not a JSON object.", s->content_id);
@@ -208,10 +213,8 @@ add_op(Req *r, int k, const SubRequest *s, Buf *doc, const char **table, OpInfo 
 	}
 	if (strcmp(info->op, "update") == 0 || strcmp(info->op, "merge") == 0 || strcmp(info->op, "delete") == 0)
 	{
-		const char *m = s->if_match ? s->if_match : "*";
-
 		buf_puts(doc, ",\"if_match\":");
-		buf_json_string(doc, m, strlen(m));
+		buf_json_string(doc, s->if_match, strlen(s->if_match));
 	}
 	if (info->echo)
 		buf_puts(doc, ",\"echo\":true");

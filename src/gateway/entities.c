@@ -112,10 +112,16 @@ delete_entity(Req *r)
 
 	if (!if_match_ok(r))
 		return;
+	if (r->if_match == NULL)
+	{
+		/* as the service: a delete says which version it removes, or '*' for any */
+		resp_error(r, "MissingRequiredHeader", "An HTTP header that's mandatory for this request is not specified: If-Match.");
+		return;
+	}
 	params[0] = r->target.table;
 	params[1] = r->target.pk;
 	params[2] = r->target.rk;
-	params[3] = r->if_match ? r->if_match : "*";	/* the service requires If-Match; we take none as '*' */
+	params[3] = r->if_match;
 	res = sql_call(r, SQL_DELETE_ENTITY, params, &err);
 	if (res == NULL)
 	{

@@ -232,6 +232,9 @@ const E = (pk, rk) => `/${T}(PartitionKey='${encodeURIComponent(pk.replace(/'/g,
 	ok(tunBad.status === 400, 'X-HTTP-Method: GET refused with 400', `${tunBad.status}`);
 	const keyMismatch = await req({ method: 'PUT', path: E('p', 'u3'), body: { PartitionKey: 'other', A: 1 } });
 	ok(keyMismatch.status === 400, 'PUT whose body names other keys than the URL: 400', `${keyMismatch.status}`);
+	const delNoMatch = await req({ method: 'DELETE', path: E('p', 'u1') });
+	const stillThere = await req({ path: E('p', 'u1') });
+	ok(delNoMatch.status === 400 && errCode(delNoMatch) === 'MissingRequiredHeader' && stillThere.status === 200, 'DELETE without If-Match: 400 MissingRequiredHeader, nothing deleted', `${delNoMatch.status} ${errCode(delNoMatch)} ${stillThere.status}`);
 	const del = await req({ method: 'DELETE', path: E('p', 'u1'), headers: { 'If-Match': afterMerge.headers.etag } });
 	ok(del.status === 204, 'DELETE with If-Match: 204', `${del.status}`);
 	const del404 = await req({ method: 'DELETE', path: E('p', 'u1'), headers: { 'If-Match': '*' } });
@@ -325,6 +328,10 @@ const batch = (body, extra = {}) => req({ method: 'POST', path: '/$batch', body,
 	ok(fail.status === 202 && fp.length === 1 && fp[0].status === 409 && m && m[1] === '1' && /EntityAlreadyExists/.test(fail.text), 'failing batch: one part, 409, message starts with "1:"', fail.text.slice(0, 500));
 	const none9 = await req({ path: E('b', '9') });
 	ok(none9.status === 404, 'failing batch wrote nothing', `${none9.status}`);
+	const delBare = await batch(batchBody([{ method: 'PATCH', path: E('b', '1'), body: { v: 8 } }, { method: 'DELETE', path: E('b', '1') }]));
+	const b1 = await req({ path: E('b', '1') });
+	ok(parseParts(delBare.text)[0]?.status === 400 && /MissingRequiredHeader/.test(delBare.text) && /"value":"1:/.test(delBare.text) && b1.json?.v === 1,
+		'batch DELETE part without If-Match: 400 MissingRequiredHeader naming operation 1, nothing written', delBare.text.slice(0, 400));
 	const cond = await batch(batchBody([{ method: 'MERGE', path: E('b', '1'), body: { v: 7 }, headers: { 'If-Match': 'W/"datetime\'2000-01-01T00%3A00%3A00.0000000Z\'"' } }]));
 	ok(parseParts(cond.text)[0]?.status === 412, 'batch with a stale If-Match: 412 part', cond.text.slice(0, 300));
 	const many = [];

@@ -79,8 +79,8 @@ COMMENT ON FUNCTION tablestore.rest_query_entities(text, text, text, int, text, 
 
 CREATE FUNCTION tablestore.rest_batch(tbl text, operations text, metadata text DEFAULT NULL, base text DEFAULT NULL,
 	account text DEFAULT NULL)
-RETURNS TABLE (etag text, body text)
+RETURNS TABLE (etag text, partition_key text, row_key text, body text)
 AS 'MODULE_PATHNAME', 'tablestore_rest_batch' LANGUAGE C VOLATILE;
 
 COMMENT ON FUNCTION tablestore.rest_batch(text, text, text, text, text) IS
-'REST $batch: one changeset as execute_batch''s document (keys beside entities, echo); one row per operation';
+'REST $batch: one changeset as execute_batch''s document (keys beside entities, entities as JSON text in entity_json, echo); one row per operation with its ETag and keys';

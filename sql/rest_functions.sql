@@ -73,12 +73,14 @@ SELECT pg_temp.m(body) body, next_partition_key, next_row_key FROM rest_query_en
 SELECT pg_temp.m(body) FROM rest_query_entities('Orders', 'Big eq 12L', '', NULL, NULL, NULL, 'fullmetadata', 'http://h/a', 'a');
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_query_entities('Orders', 'Big eq 12', NULL, 1001)$$);
 
--- $batch: keys beside the entities, a delete without an entity, an echoed insert
-SELECT pg_temp.m(etag) etag, pg_temp.m(body) body FROM rest_batch('Orders', '[
+-- $batch: keys beside the entities, a delete without an entity, an echoed insert, entities as JSON text
+SELECT pg_temp.m(etag) etag, partition_key, row_key, pg_temp.m(body) body FROM rest_batch('Orders', '[
 	{"op":"insert","entity":{"PartitionKey":"q","RowKey":"1","v":1},"echo":true},
 	{"op":"upsert_merge","PartitionKey":"q","RowKey":"2","entity":{"v":2}},
-	{"op":"insert","PartitionKey":"q","RowKey":"3","entity":{"v":3}}]', 'minimalmetadata', 'http://h/a', 'a');
-SELECT pg_temp.m(etag) etag, body FROM rest_batch('Orders', '[{"op":"delete","PartitionKey":"q","RowKey":"1","if_match":"*"},
+	{"op":"insert","PartitionKey":"q","RowKey":"3","entity":{"v":3}},
+	{"op":"insert","entity_json":"{\"PartitionKey\":\"q\",\"RowKey\":\"4\",\"v\":4, \"s\":\"\\u00e9\\\"\"} ","echo":true},
+	{"op":"upsert_replace","PartitionKey":"q","RowKey":"5","entity_json":"{\"v\":5}"}]', 'minimalmetadata', 'http://h/a', 'a');
+SELECT pg_temp.m(etag) etag, partition_key, row_key, body FROM rest_batch('Orders', '[{"op":"delete","PartitionKey":"q","RowKey":"1","if_match":"*"},
 	{"op":"merge","PartitionKey":"q","RowKey":"2","entity":{"w":1}}]');
 SELECT row_key, properties FROM tablestore_data.orders WHERE partition_key = 'q' ORDER BY row_key;
 SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"merge","PartitionKey":"q","RowKey":"9","entity":{"a":1}}]')$$);
@@ -86,5 +88,12 @@ SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op
 SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"merge","PartitionKey":"q","RowKey":"2"}]')$$);
 SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"merge","PartitionKey":"q","RowKey":"2","entity":{},"echo":true}]')$$);
 SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"insert","PartitionKey":"q","RowKey":"a#b","entity":{}}]')$$);
+-- entity_json: not a string, not one object, trailing text, both forms, keys that disagree
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"upsert_merge","PartitionKey":"q","RowKey":"2","entity_json":{}}]')$$);
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"upsert_merge","PartitionKey":"q","RowKey":"2","entity":{"a":1}},{"op":"upsert_merge","PartitionKey":"q","RowKey":"3","entity_json":"[1]"}]')$$);
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"upsert_merge","PartitionKey":"q","RowKey":"2","entity_json":"{} , \"op\":\"delete\""}]')$$);
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"upsert_merge","PartitionKey":"q","RowKey":"2","entity_json":"{\"a\":1"}]')$$);
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"upsert_merge","PartitionKey":"q","RowKey":"2","entity":{},"entity_json":"{}"}]')$$);
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"upsert_merge","PartitionKey":"q","RowKey":"2","entity_json":"{\"RowKey\":\"7\"}"}]')$$);
 
 SELECT drop_table('Orders'), drop_table('Lines'), drop_table('Shipments');

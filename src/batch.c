@@ -338,7 +338,7 @@ result_document(BatchOp *ops, int n)
 }
 
 BatchOp *
-batch_run(const TsTable *tp, const char *doc, size_t len, int *nops)
+batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, int *nops)
 {
 	TsTable		t = *tp;
 	int			n;
@@ -352,7 +352,7 @@ batch_run(const TsTable *tp, const char *doc, size_t len, int *nops)
 	volatile int current = -1;
 
 	/* Step 1: everything checked before anything is written. */
-	ops = batch_parse(doc, len, &n);
+	ops = batch_parse(doc, len, max_bytes, &n);
 	sorted = palloc(sizeof(BatchOp *) * n);
 	for (int i = 0; i < n; i++)
 	{
@@ -448,7 +448,7 @@ execute_batch(text *tbl, const char *doc, size_t len)
 	int			n;
 
 	ts_table_resolve(tbl, &t);
-	ops = batch_run(&t, doc, len, &n);
+	ops = batch_run(&t, doc, len, BATCH_MAX_BYTES, &n);
 	return result_document(ops, n);
 }
 

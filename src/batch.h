@@ -13,6 +13,11 @@
 
 #define BATCH_MAX_OPERATIONS 100
 #define BATCH_MAX_BYTES (4 * 1024 * 1024)
+/*
+ * The document of rest_batch: the gateway holds the request to 4 MiB and passes each
+ * sub-request's body as a JSON string (entity_json), whose escaping at most doubles it.
+ */
+#define BATCH_MAX_REST_BYTES (2 * BATCH_MAX_BYTES + 64 * 1024)
 
 typedef enum BatchOpKind
 {
@@ -39,23 +44,24 @@ typedef struct BatchOp
 } BatchOp;
 
 /*
- * Read the operations document (JSON text, len bytes): an array of
+ * Read the operations document (JSON text, len bytes, at most max_bytes): an array of
  *   {"op": ..., "entity": {...}, "if_match": ..., "PartitionKey": ..., "RowKey": ..., "echo": bool}
- * where the keys may be given beside the entity (a REST sub-request's URL) and must then agree
- * with the entity's, a delete needs no entity when both keys are given, and echo marks an insert
- * whose stored entity the answer returns. Allocated in the current memory context, checking in
- * this order: the payload size, the document's shape, the number of operations, then each
+ * where the entity may instead be given as its JSON text in a string, "entity_json" (a REST
+ * sub-request's body as it came), the keys may be given beside the entity (a REST sub-request's
+ * URL) and must then agree with the entity's, a delete needs no entity when both keys are given,
+ * and echo marks an insert whose stored entity the answer returns. Allocated in the current
+ * memory context, checking in this order: the payload size, the document's shape, the number of operations, then each
  * operation in request order (well formed, a valid entity, the batch's one PartitionKey). The
  * first failure is raised; operation errors begin "operation N: ".
  */
-extern BatchOp *batch_parse(const char *doc, size_t len, int *n);
+extern BatchOp *batch_parse(const char *doc, size_t len, size_t max_bytes, int *n);
 
 /*
  * Run a batch on a resolved table (batch.c): the document read by batch_parse, every key locked,
  * conditions checked, the writes made in one subtransaction; returns the operations in request
  * order with their results, or raises (nothing written) naming the failing operation.
  */
-extern BatchOp *batch_run(const TsTable *t, const char *doc, size_t len, int *n);
+extern BatchOp *batch_run(const TsTable *t, const char *doc, size_t len, size_t max_bytes, int *n);
 
 /* Raise an error about operation index. */
 extern void batch_op_error(int index, TsErrorCode code, const char *fmt,...) pg_attribute_printf(3, 4) pg_attribute_noreturn();

@@ -84,21 +84,38 @@ read_string(JsonLex *lx, int index, const char **val, uint32 *len)
 	*len = t.len;
 }
 
-/* The entity member: its properties and the keys it carries (checked against the others later). */
+/*
+ * The entity member, an object, or entity_json, a string holding an object's JSON text (a REST
+ * sub-request's body, passed on unread): its properties and the keys it carries (checked
+ * against the others later).
+ */
 static void
-read_entity(JsonLex *d, int index, BatchOp *op, EntityKeys *keys, MemoryContext keep)
+read_entity(JsonLex *d, int index, bool as_text, BatchOp *op, EntityKeys *keys, MemoryContext keep)
 {
 	TsError		err = {0};
 	size_t		used = 0;
 	Entity	   *e;
 	MemoryContext old;
 
-	if (json_peek(d) != '{')
-		batch_op_error(index, TSE_BATCH_MALFORMED, "\"entity\" must be a JSON object");
-	e = entity_from_json_keys_apart(d->s + d->i, d->len - d->i, keys, &used, &err);
+	if (as_text)
+	{
+		JsonToken	t;
+
+		if (json_peek(d) != '"')
+			batch_op_error(index, TSE_BATCH_MALFORMED, "\"entity_json\" must be a string");
+		if (!json_next(d, &t) || !json_decode_string(d, &t))
+			raise_for_operation(index, d->err);
+		e = entity_from_json_keys_apart(t.p, t.len, keys, NULL, &err);
+	}
+	else
+	{
+		if (json_peek(d) != '{')
+			batch_op_error(index, TSE_BATCH_MALFORMED, "\"entity\" must be a JSON object");
+		e = entity_from_json_keys_apart(d->s + d->i, d->len - d->i, keys, &used, &err);
+		d->i += used;
+	}
 	if (e == NULL)
 		raise_for_operation(index, &err);
-	d->i += used;
 	old = MemoryContextSwitchTo(keep);
 	if (keys->has_pk)
 		op->pk = cstring_to_text_with_len(keys->pk, keys->pk_len);
@@ -130,10 +147,10 @@ take_key_member(int index, const char *which, const char *val, uint32 vlen, text
 
 enum
 {
-	M_OP, M_ENTITY, M_IF_MATCH, M_PK, M_RK, M_ECHO, M__COUNT
+	M_OP, M_ENTITY, M_IF_MATCH, M_PK, M_RK, M_ECHO, M_ENTITY_JSON, M__COUNT
 };
 
-static const char *const member_names[M__COUNT] = {"op", "entity", "if_match", "PartitionKey", "RowKey", "echo"};
+static const char *const member_names[M__COUNT] = {"op", "entity", "if_match", "PartitionKey", "RowKey", "echo", "entity_json"};
 
 /* Read the operation object at d->i into op (its results allocated in keep). */
 static void
@@ -164,14 +181,16 @@ read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 				break;
 		if (m == M__COUNT)
 			batch_op_error(index, TSE_BATCH_MALFORMED,
-						   "unknown member \"%s\" (an operation has op, entity, if_match, PartitionKey, RowKey and echo)",
+						   "unknown member \"%s\" (an operation has op, entity or entity_json, if_match, PartitionKey, RowKey and echo)",
 						   ts_excerpt(ex, sizeof(ex), key, klen));
 		if (seen[m])
 			batch_op_error(index, TSE_BATCH_MALFORMED, "the member \"%s\" is given more than once",
 						   ts_excerpt(ex, sizeof(ex), key, klen));
 		seen[m] = true;
-		if (m == M_ENTITY)
-			read_entity(d, index, op, &keys, keep);
+		if ((m == M_ENTITY && seen[M_ENTITY_JSON]) || (m == M_ENTITY_JSON && seen[M_ENTITY]))
+			batch_op_error(index, TSE_BATCH_MALFORMED, "an operation has \"entity\" or \"entity_json\", not both");
+		if (m == M_ENTITY || m == M_ENTITY_JSON)
+			read_entity(d, index, m == M_ENTITY_JSON, op, &keys, keep);
 		else if (m == M_ECHO)
 		{
 			JsonToken	t;
@@ -227,7 +246,7 @@ read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 	d->i++;
 	if (!seen[M_OP])
 		batch_op_error(index, TSE_BATCH_MALFORMED, "the operation has no \"op\"");
-	if (!seen[M_ENTITY])
+	if (!seen[M_ENTITY] && !seen[M_ENTITY_JSON])
 	{
 		/* a delete needs only its keys */
 		if (op->kind != OP_DELETE || !seen[M_PK] || !seen[M_RK])
@@ -277,7 +296,7 @@ read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 }
 
 BatchOp *
-batch_parse(const char *doc, size_t len, int *n)
+batch_parse(const char *doc, size_t len, size_t max_bytes, int *n)
 {
 	MemoryContext keep = CurrentMemoryContext;
 	MemoryContext scratch;
@@ -286,8 +305,8 @@ batch_parse(const char *doc, size_t len, int *n)
 	TsError		err = {0};
 	int			count;
 
-	if (len > BATCH_MAX_BYTES)
-		ts_raisef(TSE_BATCH_TOO_LARGE, "the batch is %zu bytes of JSON; the limit is %d", len, BATCH_MAX_BYTES);
+	if (len > max_bytes)
+		ts_raisef(TSE_BATCH_TOO_LARGE, "the batch is %zu bytes of JSON; the limit is %zu", len, max_bytes);
 	count = prescan(doc, len);
 	if (count == 0)
 		ts_raisef(TSE_BATCH_MALFORMED, "a batch needs at least one operation");

@@ -1,6 +1,6 @@
 /*
  * rest_batch.c - the REST function of $batch (doc/gateway.md): one changeset, read by the gateway
- * into execute_batch's document with the sub-requests' keys and Prefer, run as one batch.
+ * into execute_batch's document with the sub-requests' keys, bodies and Prefer, run as one batch.
  */
 #include "rest.h"
 
@@ -10,8 +10,11 @@
 #include "utils/builtins.h"
 
 /*
- * tablestore.rest_batch(tbl, operations, metadata, base, account) -> setof (etag, body): one row
- * per operation, in request order; body is the stored entity of an insert marked echo
+ * tablestore.rest_batch(tbl, operations, metadata, base, account)
+ *   -> setof (etag, partition_key, row_key, body): one row per operation, in request order, with
+ *   the keys it wrote (an insert's Location); body is the stored entity of an insert marked echo.
+ *   The document may be twice the 4 MiB of a batch: the gateway measures the request itself and
+ *   passes the sub-requests' bodies as strings (entity_json).
  */
 PG_FUNCTION_INFO_V1(tablestore_rest_batch);
 Datum
@@ -33,17 +36,19 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 	rest_target_from_args(fcinfo, 2, &rt);
 	table = rest_table_name(fcinfo, 0);
 	doc = PG_GETARG_TEXT_PP(1);
-	ops = batch_run(&t, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &n);
+	ops = batch_run(&t, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), BATCH_MAX_REST_BYTES, &n);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < n; i++)
 	{
 		BatchOp    *op = &ops[i];
-		Datum		values[2];
-		bool		nulls[2] = {op->result.etag == NULL, !op->echo};
+		Datum		values[4];
+		bool		nulls[4] = {op->result.etag == NULL, false, false, !op->echo};
 
 		values[0] = PointerGetDatum(op->result.etag);
-		values[1] = (Datum) 0;
+		values[1] = PointerGetDatum(op->pk);
+		values[2] = PointerGetDatum(op->rk);
+		values[3] = (Datum) 0;
 		if (op->echo)
 		{
 			RowJson		r;
@@ -58,7 +63,7 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 			r.etag = VARDATA_ANY(op->result.etag);
 			r.etag_len = VARSIZE_ANY_EXHDR(op->result.etag);
 			r.props = &v;
-			values[1] = PointerGetDatum(rest_entity_body(&rt, table, &r, NULL));
+			values[3] = PointerGetDatum(rest_entity_body(&rt, table, &r, NULL));
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

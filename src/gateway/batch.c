@@ -1,7 +1,8 @@
 /*
  * batch.c - $batch: parse the changeset (batch_parse.c), check each sub-request (one table, an
- * account of this request, a JSON object body), build the operations document for
- * tablestore.rest_batch, and render the 202 multipart answer:
+ * account of this request), build the operations document for tablestore.rest_batch (each body
+ * passed on unread as a JSON string: the extension reads entities), and render the 202 multipart
+ * answer:
  *   success: a changesetresponse part per operation (204 with ETag; an insert 201 with its entity
  *            or 204 + Preference-Applied, both with Location and DataServiceId);
  *   failure: one part with the failing operation's status and an error whose message value
@@ -9,7 +10,6 @@
  */
 #include "batch_parse.h"
 #include "gateway.h"
-#include "jsonscan.h"
 #include "sqlapi.h"
 
 #include <string.h>
@@ -20,10 +20,6 @@ typedef struct OpInfo
 {
 	const char *op;				/* insert, update, merge, upsert_replace, upsert_merge, delete */
 	bool		echo;
-	char	   *pk;
-	size_t		pk_len;
-	char	   *rk;
-	size_t		rk_len;
 	const char *content_id;
 } OpInfo;
 
@@ -169,19 +165,10 @@ add_op(Req *r, int k, const SubRequest *s, Buf *doc, const char **table, OpInfo 
 		fail_part(r, k, 400, "MissingRequiredHeader", "An HTTP header that's mandatory for this request is not specified: If-Match.", s->content_id);
 		return false;
 	}
-	if (has_body && !json_is_object(s->body, s->body_len))
-	{
-		fail_part(r, k, 400, "InvalidInput", "The operation's body is not a JSON object.", s->content_id);
-		return false;
-	}
 	if (strcmp(verb, "POST") == 0)
 	{
 		info->op = "insert";
 		info->echo = !prefer_no_content(s->prefer);
-		if (!json_top_string(&r->arena, s->body, s->body_len, "PartitionKey", &info->pk, &info->pk_len))
-			info->pk = NULL;
-		if (!json_top_string(&r->arena, s->body, s->body_len, "RowKey", &info->rk, &info->rk_len))
-			info->rk = NULL;
 	}
 	else if (strcmp(verb, "PUT") == 0)
 		info->op = s->if_match ? "update" : "upsert_replace";
@@ -189,13 +176,6 @@ add_op(Req *r, int k, const SubRequest *s, Buf *doc, const char **table, OpInfo 
 		info->op = "delete";
 	else
 		info->op = s->if_match ? "merge" : "upsert_merge";
-	if (t.kind == RES_ENTITY)
-	{
-		info->pk = t.pk;
-		info->pk_len = t.pk_len;
-		info->rk = t.rk;
-		info->rk_len = t.rk_len;
-	}
 
 	buf_puts(doc, k == 0 ? "[" : ",");
 	buf_printf(doc, "{\"op\":\"%s\"", info->op);
@@ -208,8 +188,8 @@ add_op(Req *r, int k, const SubRequest *s, Buf *doc, const char **table, OpInfo 
 	}
 	if (has_body)
 	{
-		buf_puts(doc, ",\"entity\":");
-		buf_append(doc, s->body, s->body_len);
+		buf_puts(doc, ",\"entity_json\":");
+		buf_json_string(doc, s->body, s->body_len);
 	}
 	if (strcmp(info->op, "update") == 0 || strcmp(info->op, "merge") == 0 || strcmp(info->op, "delete") == 0)
 	{
@@ -308,7 +288,7 @@ batch_handle(Req *r)
 	for (int k = 0; k < br.n; k++)
 	{
 		bool		insert = strcmp(info[k].op, "insert") == 0;
-		bool		echo = insert && info[k].echo && !PQgetisnull(res, k, 1);
+		bool		echo = insert && info[k].echo && !PQgetisnull(res, k, 3);
 
 		part_begin(&parts, cs);
 		buf_printf(&parts, "HTTP/1.1 %s\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nDataServiceVersion: 3.0;\r\n",
@@ -317,9 +297,10 @@ batch_handle(Req *r)
 			buf_printf(&parts, "Content-ID: %s\r\n", info[k].content_id);
 		if (insert && !echo)
 			buf_puts(&parts, "Preference-Applied: return-no-content\r\n");
-		if (insert && info[k].pk && info[k].rk)
+		if (insert && !PQgetisnull(res, k, 1) && !PQgetisnull(res, k, 2))
 		{
-			char	   *loc = entity_url(r, table, info[k].pk, info[k].pk_len, info[k].rk, info[k].rk_len);
+			char	   *loc = entity_url(r, table, PQgetvalue(res, k, 1), (size_t) PQgetlength(res, k, 1),
+										 PQgetvalue(res, k, 2), (size_t) PQgetlength(res, k, 2));
 
 			buf_printf(&parts, "Location: %s\r\nDataServiceId: %s\r\n", loc, loc);
 		}
@@ -328,7 +309,7 @@ batch_handle(Req *r)
 		if (echo)
 		{
 			buf_printf(&parts, "Content-Type: %s\r\n\r\n", meta_content_type(r->meta));
-			buf_append(&parts, PQgetvalue(res, k, 1), (size_t) PQgetlength(res, k, 1));
+			buf_append(&parts, PQgetvalue(res, k, 3), (size_t) PQgetlength(res, k, 3));
 			buf_puts(&parts, "\r\n");
 		}
 		else

@@ -38,7 +38,7 @@ static const SqlDef defs[SQL__COUNT] = {
 	[SQL_QUERY_ENTITIES] = {"gw_query_entities",
 		"SELECT body, next_partition_key, next_row_key FROM tablestore.rest_query_entities($1::text, $2::text, $3::text, $4::int, $5::text, $6::text, $7::text, $8::text, $9::text)", 9, true},
 	[SQL_BATCH] = {"gw_batch",
-		"SELECT etag, body FROM tablestore.rest_batch($1::text, $2::text, $3::text, $4::text, $5::text)", 5, false},
+		"SELECT etag, partition_key, row_key, body FROM tablestore.rest_batch($1::text, $2::text, $3::text, $4::text, $5::text)", 5, false},
 };
 
 const char *

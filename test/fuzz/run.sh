@@ -20,7 +20,7 @@ BUILD="$FUZZ_DIR/build"
 CLANG=clang-14
 
 # the gateway's parsers (src/gateway), built without PostgreSQL's libraries
-GW_PARSERS=(util url auth continuation batch_parse jsonscan)
+GW_PARSERS=(util url auth continuation batch_parse)
 build_gw() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s
 	ts_install_packages clang-14 libclang-rt-14-dev libssl-dev

@@ -342,6 +342,15 @@ const batch = (body, extra = {}) => req({ method: 'POST', path: '/$batch', body,
 	ok(/"value":"1:/.test(twoTables.text), 'batch over two tables: error at operation 1', twoTables.text.slice(0, 300));
 	const notJson = await batch(batchBody([{ method: 'PUT', path: E('b', 'x'), body: '{nope' }]));
 	ok(parseParts(notJson.text)[0]?.status === 400 && /"value":"0:/.test(notJson.text), 'batch operation whose body is not JSON: 400 part "0:"', notJson.text.slice(0, 300));
+	// a body that would add members to the operation if it were pasted into the document
+	const smuggle = await batch(batchBody([{ method: 'PUT', path: E('b', 'x'), body: '{"v":1}' },
+		{ method: 'POST', path: `/${T}`, body: '{"PartitionKey":"b","RowKey":"2"}, "op":"delete", "if_match":"*", "PartitionKey":"b", "RowKey":"2"' }]));
+	const still2 = await req({ path: E('b', '2') });
+	ok(parseParts(smuggle.text)[0]?.status === 400 && /"value":"1:/.test(smuggle.text) && still2.status === 200,
+		'batch body with text after the object: 400 part "1:", nothing deleted', `${smuggle.text.slice(0, 300)} ${still2.status}`);
+	const quoted = await batch(batchBody([{ method: 'PUT', path: E('b', 'q'), body: '{"s":"a\\"b\\\\c\\u00e9\\n", "n":1}' }]));
+	const q = await req({ path: E('b', 'q') });
+	ok(parseParts(quoted.text)[0]?.status === 204 && q.json?.s === 'a"b\\c\u00e9\n', 'batch body with escapes and quotes stored as sent', `${quoted.text.slice(0, 200)} ${q.text}`);
 	const broken = [
 		['no boundary in Content-Type', batchBody([{ method: 'PUT', path: E('b', 'x'), body: {} }]), 'multipart/mixed'],
 		['wrong boundary', batchBody([{ method: 'PUT', path: E('b', 'x'), body: {} }]), 'multipart/mixed; boundary=zzz'],

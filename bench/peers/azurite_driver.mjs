@@ -8,7 +8,10 @@
 //       runs WORKLOAD (insert get merge replace delete batch range page scan) with CLIENTS
 //       concurrent clients for SECONDS (delete: victims FIRST .. FIRST + COUNT - 1 instead; scan:
 //       COUNT scans) and prints one JSON line: {"ops", "entities", "seconds", "p50_ms", "p99_ms"}
-import { TableClient, odata } from '@azure/data-tables';
+import { createRequire } from 'node:module';
+
+// the client pinned by the project's one Node package, test/sdk/package-lock.json
+const { TableClient, odata } = createRequire(new URL('../../test/sdk/package.json', import.meta.url))('@azure/data-tables');
 
 // Azurite's well-known development account (public, documented by Microsoft)
 const ACCOUNT = 'devstoreaccount1';

@@ -2,7 +2,7 @@
 # test/gateway/run.sh - build tablestore-gateway, start a throwaway PostgreSQL cluster with the
 # extension, start the gateway on a free port, and run
 # the raw HTTP tests (raw_test.mjs), then the SDK smoke check (sdk_smoke.mjs) with the pinned
-# @azure/data-tables of test/sdk. Ends with "N passed, N failed"; non-zero on a failure.
+# @azure/data-tables of test/sdk (scripts/lib.sh ts_node_setup). Ends with "N passed, N failed"; non-zero on a failure.
 # Everything it starts is stopped on exit.
 #
 #   bash test/gateway/run.sh
@@ -30,11 +30,8 @@ cleanup() {
 
 # make install links the gateway into /usr/local/bin; the tests run the built binary and leave the PATH alone
 export GW_PATH_DIR=${GW_PATH_DIR-}
-command -v node >/dev/null || ts_install_packages nodejs
-if [ -z "${GW_SKIP_BUILD:-}" ]; then
-	ts_install_packages libmicrohttpd-dev libpq-dev libssl-dev
-	ts_setup
-fi
+[ -n "${GW_SKIP_BUILD:-}" ] || ts_setup
+ts_node_setup
 ts_cluster_start
 trap cleanup EXIT
 
@@ -62,11 +59,7 @@ failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.out")
 rm -f "$GW_LOG.out"
 [ -n "$passed" ] || { passed=0; failed=1; }
 
-SDK_PKG=${GW_SDK_PACKAGE:-$TS_ROOT/test/sdk/package.json}
-if [ ! -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ] && [ -z "${GW_SDK_PACKAGE:-}" ]; then
-	ts_log "npm ci in test/sdk"
-	(cd "$TS_ROOT/test/sdk" && npm ci --no-audit --no-fund >/tmp/tablestore-npm.log 2>&1) || tail -5 /tmp/tablestore-npm.log
-fi
+SDK_PKG=${GW_SDK_PACKAGE:-$TS_NODE_DIR/package.json}
 if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
 	ts_log "SDK smoke with $(dirname "$SDK_PKG")/node_modules/@azure/data-tables"
 	if timeout 60 node "$GW_TEST_DIR/sdk_smoke.mjs" "$GW_PORT" "$SDK_PKG" >"$GW_LOG.sdk" 2>&1; then :; fi

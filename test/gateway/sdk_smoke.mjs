@@ -1,12 +1,12 @@
 // test/gateway/sdk_smoke.mjs - a quick check with the official @azure/data-tables client:
 // create table, insert, get, upsert/update/merge, query with byPage, a batch, delete.
 //   node test/gateway/sdk_smoke.mjs PORT [NODE_MODULES_PACKAGE_JSON]
-// The client is loaded from an existing npm install (default: bench/peers of the main work tree);
-// nothing is installed by this script.
+// The client is loaded from an existing npm install (default: test/sdk, the project's one Node
+// package); nothing is installed by this script.
 import { createRequire } from 'node:module';
 
 const port = process.argv[2];
-const pkg = process.argv[3] || '/work/main/bench/peers/package.json';
+const pkg = process.argv[3] || new URL('../sdk/package.json', import.meta.url).pathname;
 const require = createRequire(pkg);
 const { TableClient, TableServiceClient, odata } = require('@azure/data-tables');
 

@@ -7,12 +7,16 @@
 //   --markdown                               print a Markdown table instead (for DIFFERENCES.md)
 //   --reasons                                with two runs, also list cases failing in both
 //                                            for different reasons
+//   --documented FILE                        with two runs, exit 1 only when a differing case
+//                                            is not named (as `id`) in FILE, e.g. DIFFERENCES.md
 import { readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const markdown = args.includes('--markdown');
 const reasons = args.includes('--reasons');
-const files = args.filter((a) => !a.startsWith('--'));
+const docIdx = args.indexOf('--documented');
+const documented = docIdx >= 0 ? readFileSync(args[docIdx + 1], 'utf8') : null;
+const files = args.filter((a, i) => !a.startsWith('--') && (docIdx < 0 || i !== docIdx + 1));
 if (files.length < 1 || files.length > 2) {
 	console.error('usage: node diff.mjs A.json [B.json] [--markdown] [--reasons]');
 	process.exit(2);
@@ -64,5 +68,11 @@ if (markdown) {
 } else {
 	for (const r of rows) console.log(`${r.id}: ${an}=${r.a} ${bn}=${r.b}${r.why ? ` — ${r.why}` : ''}`);
 	console.log(`${rows.length} case(s) differ between ${an} (${a.doc.passed}/${a.doc.cases.length} ok) and ${bn} (${b.doc.passed}/${b.doc.cases.length} ok)`);
+}
+if (documented !== null) {
+	const missing = rows.filter((r) => !documented.includes('`' + r.id + '`'));
+	for (const r of missing) console.log(`NOT DOCUMENTED ${r.id}: ${an}=${r.a} ${bn}=${r.b}`);
+	console.log(`${rows.length - missing.length} of ${rows.length} difference(s) documented in ${args[docIdx + 1]}`);
+	process.exit(missing.length ? 1 : 0);
 }
 process.exit(rows.length ? 1 : 0);

@@ -11,9 +11,13 @@
 #             hand-written jsonb SQL on the same data                                (bench/query.sql)
 #   batch     100-entity execute_batch (document as text and as jsonb) and 100 insert_entity calls
 #             against one raw 100-row INSERT, pgbench at 1, 4 and 8 clients          (bench/batch/)
-#   compare   every workload on three systems side by side: tablestore's functions, the raw jsonb
-#             table and Azurite (in memory, official @azure/data-tables client), at 1 and 8
-#             clients: throughput, p50/p99, ratios, and a PNG plot  (bench/compare/, bench/peers/)
+#   compare   every workload on four systems side by side: tablestore's functions and the raw jsonb
+#             table (pgbench), and tablestore-gateway and Azurite (in memory) driven by the same
+#             official-SDK driver, at 1 and 8 clients: throughput, p50/p99, server CPU per entity,
+#             ratios, what the gateway adds to a point read, and a PNG plot
+#             (bench/compare/, bench/peers/, bench/gateway/)
+#   gateway_memory  the gateway's resident set under 5 minutes of mixed SDK load at 8 clients
+#             (GW_MEMORY_SECONDS); fails if it keeps growing
 #
 # Without workload names it runs codec and compare (at most 15 minutes on 2 cores); single,
 # query and batch are the earlier, more detailed ts-versus-raw runs, each run by name.
@@ -28,7 +32,7 @@ source "$BENCH_DIR/../scripts/lib.sh"
 QUICK=0
 SETUP=1
 WORKLOADS=()
-ALL_WORKLOADS=(codec single query batch compare)
+ALL_WORKLOADS=(codec single query batch compare gateway_memory)
 DEFAULT_WORKLOADS=(codec compare)
 for a in "$@"; do
 	case "$a" in
@@ -295,35 +299,106 @@ pg_point() {
 	tail -1 "$OUT/compare.tsv" | awk -F'\t' '{ printf "  %-8s %-11s clients=%s  %10.0f entities/s  p50 %8.3f ms  p99 %8.3f ms\n", $1, $3, $2, $4, $5, $6 }'
 }
 
-az_point() {
-	local w=$1 c=$2 res extra=()
-	case $w in
-		delete) extra=("$AZ_VICTIM_NEXT" $((AZ_VICTIMS / 2))); AZ_VICTIM_NEXT=$((AZ_VICTIM_NEXT + AZ_VICTIMS / 2)) ;;
-		scan) extra=(1 $((c > 1 ? c : AZ_SCANS))) ;;
+# "pid ticks" (user + system CPU, clock ticks) of each process given
+proc_ticks() {
+	local p
+	for p in "$@"; do
+		[ -r "/proc/$p/stat" ] && awk -v p="$p" '{ sub(/^.*\) /, ""); print p, $12 + $13 }' "/proc/$p/stat"
+	done
+	return 0
+}
+
+# The processes that serve a system: Azurite's Node.js process; the gateway and every process of
+# the PostgreSQL server (its backends, the WAL writer, the checkpointer...).
+server_pids() {
+	case $1 in
+		azurite) echo "$AZURITE_PID" ;;
+		gateway) echo "$GW_PID $PG_POSTMASTER $(pgrep -P "$PG_POSTMASTER" | tr '\n' ' ')" ;;
 	esac
-	res=$(node "$PEERS/azurite_driver.mjs" run "$AZURITE_PORT" "$w" "$c" "$CMP_SECS" "$AZ_N" "${extra[@]}") ||
-		ts_die "the Azurite driver failed for $w"
+}
+
+# sdk_point SYSTEM PORT WORKLOAD CLIENTS [FIRST COUNT]: the SDK driver against Azurite or the
+# gateway; also the servers' CPU per entity (processes that exit during the point are not
+# counted; the gateway's database connections are kept, so none does).
+sdk_point() {
+	local sys=$1 port=$2 w=$3 c=$4 res
+	shift 4
+	proc_ticks $(server_pids "$sys") >"$OUT/ticks.before"
+	res=$(node "$PEERS/sdk_driver.mjs" run "$port" "$w" "$c" "$CMP_SECS" "$AZ_N" "$@") ||
+		ts_die "the SDK driver failed for $sys $w"
+	proc_ticks $(server_pids "$sys") >"$OUT/ticks.after"
+	local ticks
+	ticks=$(awk 'NR == FNR { b[$1] = $2; next } { d += $2 - ($1 in b ? b[$1] : 0) } END { print d + 0 }' \
+		"$OUT/ticks.before" "$OUT/ticks.after")
 	printf '%s' "$res" | perl -MJSON::PP -e '
 		my $r = decode_json(<STDIN>);
-		printf "%s\t%s\tazurite\t%.0f\t%.3f\t%.3f\n", @ARGV, $r->{entities} / $r->{seconds}, $r->{p50_ms}, $r->{p99_ms};' \
-		"$w" "$c" >>"$OUT/compare.tsv"
-	tail -1 "$OUT/compare.tsv" | awk -F'\t' '{ printf "  %-8s %-11s clients=%s  %10.0f entities/s  p50 %8.3f ms  p99 %8.3f ms\n", $1, $3, $2, $4, $5, $6 }'
+		my ($w, $c, $sys, $ticks, $hz) = @ARGV;
+		printf "%s\t%s\t%s\t%.0f\t%.3f\t%.3f\t%.1f\n", $w, $c, $sys, $r->{entities} / $r->{seconds}, $r->{p50_ms}, $r->{p99_ms},
+			$r->{entities} ? $ticks * 1e6 / $hz / $r->{entities} : 0;' \
+		"$w" "$c" "$sys" "$ticks" "$(getconf CLK_TCK)" >>"$OUT/compare.tsv"
+	tail -1 "$OUT/compare.tsv" | awk -F'\t' '{ printf "  %-8s %-11s clients=%s  %10.0f entities/s  p50 %8.3f ms  p99 %8.3f ms  server CPU %7.1f us/entity\n", $1, $3, $2, $4, $5, $6, $7 }'
+}
+
+GW_PID=
+gateway_start() {
+	GW_DB=$(bench_db gateway)
+	GW_PORT=$(ts_free_port)
+	"$TS_ROOT/src/gateway/tablestore-gateway" --port "$GW_PORT" --pool 8 --log quiet \
+		--dsn "host=$PGHOST port=$PGPORT user=${PGUSER:-postgres} dbname=$GW_DB" >"$OUT/gateway.log" 2>&1 &
+	GW_PID=$!
+	for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$GW_PORT") 2>/dev/null && return 0; sleep 0.1; done
+	cat "$OUT/gateway.log" >&2
+	ts_die "the gateway did not start"
+}
+
+gateway_stop() {
+	[ -n "$GW_PID" ] || return 0
+	kill "$GW_PID" 2>/dev/null
+	wait "$GW_PID" 2>/dev/null || true
+	GW_PID=
+}
+
+# What the gateway adds to the SQL path of a point read at one client: the p50 of the very
+# statement it prepares (pgbench -M prepared) against the p50 of the same read over HTTP from a
+# lean C client (bench/gateway/point_read.c, keep-alive), in alternating rounds; medians.
+gateway_overhead() {
+	local rounds=$1 r sql http bin="$OUT/point_read"
+	cc -O2 -o "$bin" "$BENCH_DIR/gateway/point_read.c" -lcrypto -lpthread || ts_die "cannot build point_read.c"
+	printf "SELECT etag, body FROM tablestore.rest_get_entity('main', 'p0000', '000123', NULL, 'minimalmetadata', 'http://127.0.0.1:%s/devstoreaccount1', 'devstoreaccount1');\n" \
+		"$GW_PORT" >"$OUT/point_read.sql"
+	: >"$OUT/overhead.tsv"
+	for r in $(seq "$rounds"); do
+		rm -f "$OUT/pgov".*
+		pgbench -n -M prepared -c 1 -T "$CMP_SECS" -l --log-prefix="$OUT/pgov" -f "$OUT/point_read.sql" "$GW_DB" >/dev/null 2>&1 ||
+			ts_die "pgbench failed for the gateway's point-read statement"
+		sql=$(cat "$OUT/pgov".* | awk '{ print $3 / 1000 }' | sort -n | awk '{ a[NR] = $1 } END { print a[int(NR / 2) + 1] }')
+		http=$("$bin" "$GW_PORT" "/devstoreaccount1/main(PartitionKey='p0000',RowKey='000123')" "$CMP_SECS" 1 |
+			sed -nE 's/.*p50 ([0-9.]+).*/\1/p')
+		[ -n "$http" ] || ts_die "point_read.c failed"
+		printf '%s\t%s\n' "$sql" "$http" >>"$OUT/overhead.tsv"
+		printf '  point read, 1 client: SQL p50 %.3f ms, through the gateway p50 %.3f ms\n' "$sql" "$http"
+	done
+	rm -f "$OUT/pgov".*
 }
 
 workload_compare() {
-	local started=$SECONDS w c r
+	local started=$SECONDS w c r extra
 	CMP_N=1000000 CMP_VICTIMS=300000 CMP_SECS=3 CMP_SCANS=3 AZ_N=100000 AZ_VICTIMS=6000 AZ_SCANS=2
 	local rounds=5
 	[ $QUICK -eq 1 ] && CMP_N=10000 CMP_VICTIMS=800 CMP_SECS=1 CMP_SCANS=1 AZ_N=2000 AZ_VICTIMS=200 AZ_SCANS=1 rounds=1
 	AZ_VICTIM_NEXT=1
 	CMP_ROUNDS=$rounds
 	peers_setup
+	PG_POSTMASTER=$(head -1 "$(psql -XAtc 'SHOW data_directory')/postmaster.pid")
 	azurite_start
-	ts_log "compare: Azurite $(node -p "require('$TS_NODE_DIR/node_modules/azurite/package.json').version") on port $AZURITE_PORT; loading $AZ_N entities"
-	node "$PEERS/azurite_driver.mjs" load "$AZURITE_PORT" "$AZ_N" "$AZ_VICTIMS" || ts_die "loading Azurite failed"
+	gateway_start
+	ts_log "compare: Azurite $(node -p "require('$TS_NODE_DIR/node_modules/azurite/package.json').version") on port $AZURITE_PORT, tablestore-gateway on port $GW_PORT; loading $AZ_N entities into each through the SDK"
+	node "$PEERS/sdk_driver.mjs" load "$AZURITE_PORT" "$AZ_N" "$AZ_VICTIMS" || ts_die "loading Azurite failed"
+	node "$PEERS/sdk_driver.mjs" load "$GW_PORT" "$AZ_N" "$AZ_VICTIMS" || ts_die "loading the gateway failed"
 	CMP_DB=$(bench_db compare)
 	ts_log "compare: loading $CMP_N entities into tablestore and into the raw table ($((SECONDS - started)) s so far)"
 	psql -X -q -v ON_ERROR_STOP=1 -d "$CMP_DB" -v n="$CMP_N" -v victims="$CMP_VICTIMS" -f "$BENCH_DIR/compare/setup.sql"
+	psql -X -q -d "$GW_DB" -c "VACUUM ANALYZE"
 	: >"$OUT/compare.tsv"
 	for w in insert get merge replace delete batch range page scan; do
 		for c in 1 8; do
@@ -333,23 +408,88 @@ workload_compare() {
 				if [ $((r % 2)) -eq 1 ]; then pg_point ts "$w" "$c"; pg_point raw "$w" "$c"
 				else pg_point raw "$w" "$c"; pg_point ts "$w" "$c"; fi
 			done
-			az_point "$w" "$c"
+			extra=()
+			case $w in
+				delete) extra=("$AZ_VICTIM_NEXT" $((AZ_VICTIMS / 2))); AZ_VICTIM_NEXT=$((AZ_VICTIM_NEXT + AZ_VICTIMS / 2)) ;;
+				scan) extra=(1 $((c > 1 ? c : AZ_SCANS))) ;;
+			esac
+			# the same operations on both, Azurite first (the victims of a delete point are the same keys)
+			sdk_point azurite "$AZURITE_PORT" "$w" "$c" "${extra[@]}"
+			sdk_point gateway "$GW_PORT" "$w" "$c" "${extra[@]}"
 		done
 	done
+	ts_log "compare: what the gateway adds to a point read ($((SECONDS - started)) s so far)"
+	gateway_overhead "$rounds"
 	azurite_stop
-	psql -X -q -c "DROP DATABASE $CMP_DB"
+	gateway_stop
+	psql -X -q -c "DROP DATABASE $CMP_DB" -c "DROP DATABASE $GW_DB"
 	compare_report "$((SECONDS - started))"
+}
+
+# The gateway's memory under a long load: the SDK driver's mixed workload (insert, point read,
+# merge, range query, 10-entity batch) at 8 clients through the gateway for GW_MEMORY_SECONDS
+# (300; 10 with --quick), the gateway's resident set sampled every 5 s (1 s with --quick). Flat
+# means the last third of the samples stays within 10 % + 1 MiB of the first third (after a 20 %
+# warm-up), as test/soak does for the backends.
+workload_gateway_memory() {
+	local secs=${GW_MEMORY_SECONDS:-300} every=5 n=20000 started=$SECONDS driver
+	[ $QUICK -eq 1 ] && secs=10 every=1 n=2000
+	AZ_N=$n
+	peers_setup
+	gateway_start
+	ts_log "gateway_memory: loading $n entities through the SDK, then $secs s of mixed load at 8 clients"
+	node "$PEERS/sdk_driver.mjs" load "$GW_PORT" "$n" 10 || ts_die "loading the gateway failed"
+	: >"$OUT/rss.tsv"
+	node "$PEERS/sdk_driver.mjs" run "$GW_PORT" mixed 8 "$secs" "$n" >"$OUT/mixed.json" &
+	driver=$!
+	while kill -0 "$driver" 2>/dev/null; do
+		printf '%s\t%s\n' "$((SECONDS - started))" "$(awk '/^VmRSS/ { print $2 }' "/proc/$GW_PID/status")" >>"$OUT/rss.tsv"
+		sleep "$every"
+	done
+	wait "$driver" || ts_die "the SDK driver failed"
+	gateway_stop
+	psql -X -q -c "DROP DATABASE $GW_DB"
+	MACHINE="$(machine_line) Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." perl -MJSON::PP -e '
+		my ($tsv, $json, $secs) = @ARGV;
+		open my $f, "<", $tsv or die; my @s = map { chomp; [split /\t/] } <$f>;
+		open my $j, "<", $json or die; my $r = decode_json(<$j>);
+		my @k = map { $_->[1] } @s[int(@s * 0.2) .. $#s];
+		my $third = int(@k / 3) || 1;
+		sub med { my @a = sort { $a <=> $b } @_; $a[int(@a / 2)] }
+		my ($first, $last) = (med(@k[0 .. $third - 1]), med(@k[-$third .. -1]));
+		my ($min, $max) = (sort { $a <=> $b } map { $_->[1] } @s)[0, -1];
+		my $flat = $last <= $first * 1.1 + 1024;
+		print "## The gateway under a ${secs}-second load\n\n";
+		printf "%s\n\n", $ENV{MACHINE};
+		printf "sdk_driver.mjs mixed (insert, point read, merge, range query, 10-entity batch) at 8 clients through tablestore-gateway: %d operations, %d entities, %.0f entities/s, p50 %.2f ms, p99 %.2f ms.\n\n",
+			$r->{ops}, $r->{entities}, $r->{entities} / $r->{seconds}, $r->{p50_ms}, $r->{p99_ms};
+		printf "Resident set of the gateway process, %d samples: %.1f MiB at the start, %.1f to %.1f MiB over the run; first third after warm-up %.1f MiB, last third %.1f MiB: **%s** (last ≤ first × 1.1 + 1 MiB).\n",
+			scalar @s, $s[0][1] / 1024, $min / 1024, $max / 1024, $first / 1024, $last / 1024, $flat ? "flat" : "GROWING";
+		print "\n| seconds | RSS MiB |\n|---|---|\n";
+		my $step = int(@s / 12) || 1;
+		for (my $i = 0; $i < @s; $i += $step) { printf "| %d | %.1f |\n", $s[$i][0], $s[$i][1] / 1024 }
+		exit($flat ? 0 : 1);' "$OUT/rss.tsv" "$OUT/mixed.json" "$secs" >"$OUT/gateway_memory.md" ||
+		{ cat "$OUT/gateway_memory.md"; ts_die "the gateway's memory grew"; }
+	cat "$OUT/gateway_memory.md"
 }
 
 # The table, the ratios and their verdicts, and the plot.
 compare_report() {
-	local secs=$1 azv clientv
+	local secs=$1 azv clientv overhead
 	azv=$(node -p "require('$TS_NODE_DIR/node_modules/azurite/package.json').version")
 	clientv=$(node -p "require('$TS_NODE_DIR/node_modules/@azure/data-tables/package.json').version")
+	overhead=$(perl -e '
+		my (@s, @h);
+		while (<>) { chomp; my ($s, $h) = split /\t/; push @s, $s; push @h, $h; }
+		sub med { my @a = sort { $a <=> $b } @_; my $n = @a; $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2 }
+		my ($s, $h) = (med(@s), med(@h));
+		printf "Point read at one client, medians of %d round(s): the SQL call the gateway makes (pgbench -M prepared) p50 %.3f ms; "
+			. "the same read over HTTP through the gateway (bench/gateway/point_read.c, keep-alive) p50 %.3f ms: **the gateway adds %.3f ms** "
+			. "(target ≤ 0.2 ms: %s).", scalar @s, $s, $h, $h - $s, $h - $s <= 0.2 ? "met" : "MISSED";' "$OUT/overhead.tsv")
 	perl -e '
 		my $out = pop @ARGV;
 		my (%v, @order, %seen);
-		while (<>) { chomp; my ($w, $c, $s, $e, $p50, $p99) = split /\t/; push @{$v{"$w\t$c"}{$s}}, [$e, $p50, $p99];
+		while (<>) { chomp; my ($w, $c, $s, $e, $p50, $p99, $cpu) = split /\t/; push @{$v{"$w\t$c"}{$s}}, [$e, $p50, $p99, $cpu // 0];
 			push @order, "$w\t$c" unless $seen{"$w\t$c"}++; }
 		sub med { my @a = sort { $a <=> $b } @_; my $n = @a; $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2 }
 		my %target = (insert => 0.85, get => 0.85, merge => 0.85, replace => 0.85, delete => 0.85, batch => 0.8, scan => 1.0);
@@ -357,16 +497,19 @@ compare_report() {
 			delete => "delete", batch => "100-entity batch insert", range => "range query, 100 rows",
 			page => "paging a partition (10 pages of 100)", scan => "filtered scan (Age gt 75)");
 		open my $md, ">", "$out/compare.rows" or die;
+		open my $gw, ">", "$out/compare.gwrows" or die;
 		open my $plot, ">", "$out/compare.plot" or die;
 		for my $k (@order) {
 			my ($w, $c) = split /\t/, $k;
 			my %m;
-			for my $s (qw(ts raw azurite)) {
+			for my $s (qw(ts raw azurite gateway)) {
 				my @p = @{$v{$k}{$s} || []};
-				$m{$s} = [map { my $i = $_; med(map { $_->[$i] } @p) } 0 .. 2];
+				$m{$s} = [map { my $i = $_; med(map { $_->[$i] } @p) } 0 .. 3];
 			}
 			my $rr = $m{raw}[0] ? $m{ts}[0] / $m{raw}[0] : 0;
 			my $ra = $m{azurite}[0] ? $m{ts}[0] / $m{azurite}[0] : 0;
+			my $ga = $m{azurite}[0] ? $m{gateway}[0] / $m{azurite}[0] : 0;
+			my $gc = $m{gateway}[3] ? $m{azurite}[3] / $m{gateway}[3] : 0;
 			my @miss;
 			push @miss, sprintf("raw %.2f < %.2f", $rr, $target{$w}) if exists $target{$w} && $rr < $target{$w};
 			push @miss, sprintf("Azurite %.1f < 5", $ra) if $ra < 5;
@@ -374,13 +517,20 @@ compare_report() {
 				$label{$w}, $c, $m{ts}[0], $m{ts}[1], $m{ts}[2], $m{raw}[0], $m{raw}[1], $m{raw}[2],
 				$m{azurite}[0], $m{azurite}[1], $m{azurite}[2], $rr, exists $target{$w} ? " (≥ $target{$w})" : "", $ra,
 				@miss ? "MISSED: " . join(", ", @miss) : "met";
-			printf $plot "%s %dC\t%.2f\t%.2f\n", uc($w), $c, $rr, $ra;
+			printf $gw "| %s | %d | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.1f | %.1f | %.1f | %.1f | %s |\n",
+				$label{$w}, $c, $m{gateway}[0], $m{gateway}[1], $m{gateway}[2], $m{azurite}[0], $m{azurite}[1], $m{azurite}[2],
+				$ga, $m{gateway}[3], $m{azurite}[3], $gc, $ga >= 10 ? "met" : "MISSED";
+			printf $plot "%s %dC\t%.2f\t%.2f\t%.2f\n", uc($w), $c, $rr, $ra, $ga;
 		}' "$OUT/compare.tsv" "$OUT"
 	{
-		echo "## tablestore, raw PostgreSQL and Azurite side by side"
+		echo "## tablestore, raw PostgreSQL, tablestore-gateway and Azurite side by side"
 		echo
 		echo "$(machine_line) Azurite $azv (in memory, loopback), @azure/data-tables $clientv, Node.js $(node --version)."
-		echo "This workload: ${secs} s ($SECONDS s since the command started, set-up included). Postgres: pgbench -M prepared, $rounds alternating round(s) of ${CMP_SECS} s per point, medians;"
+		echo "This workload: ${secs} s ($SECONDS s since the command started, set-up included). Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+		echo
+		echo "### SQL: tablestore's functions against a raw jsonb table, and against Azurite"
+		echo
+		echo "Postgres: pgbench -M prepared, $rounds alternating round(s) of ${CMP_SECS} s per point, medians;"
 		echo "$CMP_N entities in the read tables (1000 per partition). Azurite: the official client, one Node.js process with"
 		echo "concurrent async clients, $AZ_N entities. Throughput in entities per second (a batch, a range query and a page"
 		echo "count their entities, a scan every entity it reads); latency per operation (a paging pass is 10 pages)."
@@ -388,6 +538,20 @@ compare_report() {
 		echo "| workload | clients | tablestore ent/s | p50 / p99 ms | raw ent/s | p50 / p99 ms | Azurite ent/s | p50 / p99 ms | ts / raw (target) | ts / Azurite (≥ 5) | verdict |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|"
 		cat "$OUT/compare.rows"
+		echo
+		echo "### The REST protocol: tablestore-gateway against Azurite, through the same SDK driver"
+		echo
+		echo "bench/peers/sdk_driver.mjs (the official client, one Node.js process, concurrent async clients) on the same"
+		echo "operations against each, $AZ_N entities loaded into each through the SDK, one ${CMP_SECS}-second point each."
+		echo "Server CPU is the CPU time of the serving processes per entity: Azurite's Node.js process; the gateway and every"
+		echo "PostgreSQL process. The client shares the 2 cores with the server, so throughput through the SDK is bounded by"
+		echo "the client's own cost per request; the server CPU ratio is the client-independent comparison."
+		echo
+		echo "| workload | clients | gateway ent/s | p50 / p99 ms | Azurite ent/s | p50 / p99 ms | gateway / Azurite (≥ 10) | server CPU µs/entity, gateway + PostgreSQL | Azurite | Azurite / gateway CPU | throughput verdict |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|"
+		cat "$OUT/compare.gwrows"
+		echo
+		echo "$overhead"
 		echo
 		echo "![ratios](compare.png)"
 	} >"$OUT/compare.md"
@@ -404,7 +568,7 @@ else
 	[ -n "${PGHOST:-}" ] || ts_die "--no-setup needs a running cluster in PGHOST/PGPORT"
 fi
 # on any exit: stop Azurite, and the cluster if this run started it
-trap 'azurite_stop; rm -rf "$OUT"; if [ $SETUP -eq 1 ]; then ts_cluster_stop; fi' EXIT
+trap 'azurite_stop; gateway_stop; rm -rf "$OUT"; if [ $SETUP -eq 1 ]; then ts_cluster_stop; fi' EXIT
 
 for w in "${WORKLOADS[@]}"; do
 	declare -F "workload_$w" >/dev/null || ts_die "unknown workload $w (known: ${ALL_WORKLOADS[*]})"

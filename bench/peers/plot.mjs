@@ -3,9 +3,9 @@
 //
 //   node plot.mjs IN.tsv OUT.png "TITLE"
 //
-// IN.tsv: one line per workload and client count: label, tablestore/raw, tablestore/Azurite
-// (empty when not measured). Bars are on a log scale; vertical lines mark 1x, and 5x (the
-// Azurite target).
+// IN.tsv: one line per workload and client count: label, tablestore/raw, tablestore/Azurite,
+// gateway/Azurite through the SDK (empty when not measured). Bars are on a log scale; vertical
+// lines mark 1x, 5x (the SQL functions' Azurite target) and 10x (the gateway's).
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 
@@ -123,10 +123,10 @@ function crc32(buf) {
 
 const [input, output, title] = process.argv.slice(2);
 const rows = fs.readFileSync(input, 'utf8').trim().split('\n').map((l) => l.split('\t'))
-	.map(([label, raw, az]) => ({ label, raw: parseFloat(raw), az: parseFloat(az) }));
+	.map(([label, raw, az, gw]) => ({ label, raw: parseFloat(raw), az: parseFloat(az), gw: parseFloat(gw) }));
 
-const BLUE = [38, 110, 190], ORANGE = [230, 130, 30], GREY = [200, 200, 200], DARK = [40, 40, 40], RED = [200, 40, 40];
-const left = 250, right = 40, top = 70, rowH = 34, barH = 12;
+const BLUE = [38, 110, 190], ORANGE = [230, 130, 30], GREEN = [40, 150, 70], GREY = [200, 200, 200], DARK = [40, 40, 40], RED = [200, 40, 40];
+const left = 250, right = 40, top = 70, rowH = 46, barH = 12;
 const width = 1100, height = top + rows.length * rowH + 70;
 const lo = Math.log10(0.1), hi = Math.log10(200);
 const X = (v) => left + (Math.log10(Math.min(Math.max(v, 0.1), 200)) - lo) / (hi - lo) * (width - left - right);
@@ -135,16 +135,18 @@ c.text(20, 15, title, DARK, 2);
 c.rect(20, 42, 14, 10, BLUE);
 c.text(40, 42, 'TABLESTORE / RAW POSTGRES', DARK, 1.5);
 c.rect(330, 42, 14, 10, ORANGE);
-c.text(350, 42, 'TABLESTORE / AZURITE', DARK, 1.5);
+c.text(350, 42, 'TABLESTORE SQL / AZURITE', DARK, 1.5);
+c.rect(620, 42, 14, 10, GREEN);
+c.text(640, 42, 'GATEWAY / AZURITE (SAME SDK DRIVER)', DARK, 1.5);
 for (const v of [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200]) {
-	c.rect(X(v), top - 5, 1, rows.length * rowH + 10, v === 1 ? DARK : v === 5 ? RED : GREY);
+	c.rect(X(v), top - 5, 1, rows.length * rowH + 10, v === 1 ? DARK : v === 5 || v === 10 ? RED : GREY);
 	c.text(X(v) - 8, height - 55, v < 1 ? String(v).replace('0.', '.') : String(v), DARK, 1.5);
 }
-c.text(left, height - 30, 'RATIO (LOG SCALE, ABOVE 1 = TABLESTORE FASTER, RED LINE = 5X)', DARK, 1.5);
+c.text(left, height - 30, 'RATIO (LOG SCALE, ABOVE 1 = TABLESTORE FASTER, RED LINES = 5X AND 10X)', DARK, 1.5);
 rows.forEach((r, k) => {
 	const y = top + k * rowH;
 	c.text(20, y + 8, r.label, DARK, 1.5);
-	for (const [v, color, dy] of [[r.raw, BLUE, 2], [r.az, ORANGE, 4 + barH]]) {
+	for (const [v, color, dy] of [[r.raw, BLUE, 2], [r.az, ORANGE, 4 + barH], [r.gw, GREEN, 6 + 2 * barH]]) {
 		if (!Number.isFinite(v)) continue;
 		const x0 = X(1), x1 = X(v);
 		c.rect(Math.min(x0, x1), y + dy, Math.max(2, Math.abs(x1 - x0)), barH, color);

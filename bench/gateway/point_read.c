@@ -1,8 +1,9 @@
 /*
- * bench_get.c - latency of one signed request repeated over keep-alive connections (no SDK).
+ * point_read.c - latency of one signed request repeated over keep-alive connections (no SDK):
+ * the HTTP side of bench/run.sh compare's gateway overhead measure.
  *
- *   cc -O2 -o /tmp/bench_get test/gateway/bench_get.c -lcrypto -lpthread
- *   /tmp/bench_get PORT PATH SECONDS CONNECTIONS
+ *   cc -O2 -o /tmp/point_read bench/gateway/point_read.c -lcrypto -lpthread
+ *   /tmp/point_read PORT PATH SECONDS CONNECTIONS
  * Each connection sends the same Shared Key signed GET (development account) back to back and
  * times each answer; prints requests/s and p50/p90/p99 latency in ms.
  */
@@ -126,7 +127,7 @@ main(int argc, char **argv)
 
 	if (argc < 5)
 	{
-		fprintf(stderr, "usage: bench_get PORT PATH SECONDS CONNECTIONS\n");
+		fprintf(stderr, "usage: point_read PORT PATH SECONDS CONNECTIONS\n");
 		return 2;
 	}
 	port = atoi(argv[1]);

@@ -1,11 +1,13 @@
-// bench/peers/azurite_driver.mjs - the Azurite side of bench/run.sh compare, through the official
-// @azure/data-tables client, with the same entities and operations as bench/compare/pg/*.sql.
+// bench/peers/sdk_driver.mjs - the SDK side of bench/run.sh compare: the official
+// @azure/data-tables client driving an Azure Table endpoint - Azurite or tablestore-gateway, the
+// same code for both - with the same entities and operations as bench/compare/pg/*.sql.
 //
-//   node azurite_driver.mjs load PORT N VICTIMS
+//   node sdk_driver.mjs load PORT N VICTIMS
 //       tables main (N entities: PartitionKey 'p' + 4 digits of i / 1000, RowKey 6 digits of
 //       i % 1000, ten properties, Age = 18 + i % 60), victims (VICTIMS entities) and writes
-//   node azurite_driver.mjs run PORT WORKLOAD CLIENTS SECONDS N [FIRST COUNT]
-//       runs WORKLOAD (insert get merge replace delete batch range page scan) with CLIENTS
+//   node sdk_driver.mjs run PORT WORKLOAD CLIENTS SECONDS N [FIRST COUNT]
+//       runs WORKLOAD (insert get merge replace delete batch range page scan, or mixed: each
+//       client cycles through insert, get, merge, range, a 10-entity batch) with CLIENTS
 //       concurrent clients for SECONDS (delete: victims FIRST .. FIRST + COUNT - 1 instead; scan:
 //       COUNT scans) and prints one JSON line: {"ops", "entities", "seconds", "p50_ms", "p99_ms"}
 import { createRequire } from 'node:module';
@@ -117,6 +119,21 @@ async function run(port, workload, clients, seconds, n, first, count) {
 			for await (const page of pages) got += page.length;
 			return got;
 		},
+		mixed: async (w) => {
+			const s = seq++;
+			switch (s % 5) {
+				case 0: return ops.insert(w);
+				case 1: return ops.get();
+				case 2: return ops.merge();
+				case 3: return ops.range();
+				default: {
+					const b = `${runId}_${w}_${s}`;
+					await writes.submitTransaction(Array.from({ length: 10 }, (_, k) =>
+						['create', { partitionKey: `m${w}`, rowKey: `${b}_${k}`, ...doc(k) }]));
+					return 10;
+				}
+			}
+		},
 		scan: async () => {
 			let matched = 0;
 			for await (const e of main.listEntities({ queryOptions: { filter: 'Age gt 75' } })) matched++;
@@ -154,8 +171,8 @@ const [cmd, port, ...rest] = process.argv.slice(2);
 try {
 	if (cmd === 'load') await load(+port, +rest[0], +rest[1]);
 	else if (cmd === 'run') await run(+port, rest[0], +rest[1], +rest[2], +rest[3], +(rest[4] ?? 1), +(rest[5] ?? 0));
-	else throw new Error('usage: azurite_driver.mjs load PORT N VICTIMS | run PORT WORKLOAD CLIENTS SECONDS N [FIRST COUNT]');
+	else throw new Error('usage: sdk_driver.mjs load PORT N VICTIMS | run PORT WORKLOAD CLIENTS SECONDS N [FIRST COUNT]');
 } catch (e) {
-	console.error(`azurite_driver: ${e.message}`);
+	console.error(`sdk_driver: ${e.message}`);
 	process.exit(1);
 }

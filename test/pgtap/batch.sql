@@ -259,7 +259,7 @@ SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"delete","entity":{"Par
 SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"delete","entity":{"RowKey":"x"}}]')$$, 'TSB21',
 	'operation 0: InvalidInput: the entity has no PartitionKey', 'a missing PartitionKey');
 SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"delete","entity":{"PartitionKey":"x","RowKey":"1"},"etag":"*"}]')$$, 'TSB20',
-	'operation 0: InvalidInput: unknown member "etag" (an operation has op, entity and if_match)', 'an unknown member');
+	'operation 0: InvalidInput: unknown member "etag" (an operation has op, entity or entity_json, if_match, PartitionKey, RowKey and echo)', 'an unknown member');
 SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"insert","entity":{"PartitionKey":"x","RowKey":"1"},"if_match":"*"}]')$$, 'TSB20',
 	'operation 0: InvalidInput: if_match applies to update, merge and delete only', 'if_match on an insert');
 SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"upsert_merge","entity":{"PartitionKey":"x","RowKey":"1"},"if_match":"*"}]')$$, 'TSB20',

@@ -109,3 +109,9 @@ CREATE UNIQUE INDEX many_btree ON many (e);
 INSERT INTO many VALUES (0, '{"PartitionKey":"p1","RowKey":"1","n":1,"s":"v1"}', '{}');
 SELECT entity_cmp('{"a":1}', '{"a":1}') AS eq, entity_cmp('{"a":1}', '{"a":2}') AS lt_or_gt_consistent,
 	   ('{"a":1}'::entity < '{"a":2}'::entity) = (entity_cmp('{"a":1}', '{"a":2}') < 0) AS lt_matches_cmp;
+-- one call site over entities whose directories differ: the position remembered from the previous
+-- row (the accessor's hint) must never answer for another layout
+SELECT i, prop_int32(e, 'Age') AS age, prop_string(e, 'Name') AS name, filter_key_int32(e, 'Age') AS key
+FROM (VALUES (1, '{"Age":1,"Name":"a"}'::entity), (2, '{"A":0,"Age":2,"Name":"b"}'), (3, '{"Name":"c"}'),
+	(4, '{"Age":"x","Name":"d","Zeta":1}'), (5, '{"Aga":5,"Name":"e"}'), (6, '{"Age":6,"B":1,"C":2,"Name":"f"}'),
+	(7, '{"Ag":7,"Age":7}'), (8, '{}')) v(i, e) ORDER BY i;

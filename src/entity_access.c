@@ -31,7 +31,20 @@ entity_prop_from_args(FunctionCallInfo fcinfo, PropRef *p)
 		p->val_len = len == 12 ? v.keys.pk_len : v.keys.rk_len;
 		return true;
 	}
-	i = entity_view_find(&v, n, len);
+	/* the hint lives as long as the call site: one per column reference of a scan */
+	if (fcinfo->flinfo == NULL)
+		i = entity_view_find(&v, n, len);
+	else
+	{
+		if (fcinfo->flinfo->fn_extra == NULL)
+		{
+			int		   *h = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(int));
+
+			*h = -1;
+			fcinfo->flinfo->fn_extra = h;
+		}
+		i = entity_view_find_hinted(&v, n, len, (int *) fcinfo->flinfo->fn_extra);
+	}
 	if (i < 0)
 		return false;
 	entity_view_prop(&v, i, p);

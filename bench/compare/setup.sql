@@ -4,8 +4,11 @@
 --
 -- Both Postgres systems hold the same data, parsed from the same text:
 --   tablestore   tables main, writes, victims (tablestore_data.*)
---   raw          tables raw_main, raw_writes, raw_victims: (pk text, rk text, doc jsonb), primary key
---                (pk, rk), keys in COLLATE "C" as the service's ordinal key order needs
+--   raw          tables raw_main, raw_writes, raw_victims: (pk text, rk text, ts timestamptz, etag text,
+--                doc jsonb), primary key (pk, rk), keys in COLLATE "C" as the service's ordinal key order
+--                needs; raw_main's rows carry a Timestamp and an ETag of the service's length, so that a
+--                raw page can render the body a tablestore page renders (the raw writes leave them NULL:
+--                the single-entity comparisons stay those of plain INSERT / UPDATE)
 -- main: partition 'p' || lpad(i / 1000, 4, '0'), RowKey lpad(i % 1000, 6, '0'), ten properties,
 -- Age = 18 + i % 60. bench/compare/azurite.mjs builds the same entities for Azurite.
 \set QUIET on
@@ -33,14 +36,16 @@ CREATE OR REPLACE FUNCTION cmp_rk(i bigint) RETURNS text LANGUAGE sql IMMUTABLE 
 	SELECT lpad((i % 1000)::text, 6, '0')
 $$;
 SELECT count(tablestore.create_table(t)) AS created FROM unnest(ARRAY['main', 'writes', 'victims']) t \gset
-CREATE TABLE raw_main (pk text COLLATE "C", rk text COLLATE "C", doc jsonb, PRIMARY KEY (pk, rk));
+CREATE TABLE raw_main (pk text COLLATE "C", rk text COLLATE "C", ts timestamptz, etag text, doc jsonb, PRIMARY KEY (pk, rk));
 CREATE TABLE raw_writes (LIKE raw_main INCLUDING ALL);
 CREATE TABLE raw_victims (LIKE raw_main INCLUDING ALL);
 
 INSERT INTO tablestore_data.main (partition_key, row_key, properties)
 SELECT cmp_pk(i), cmp_rk(i), cmp_doc(i)::tablestore.entity FROM generate_series(0, :n - 1) i;
-INSERT INTO raw_main SELECT cmp_pk(i), cmp_rk(i), cmp_doc(i)::jsonb FROM generate_series(0, :n - 1) i;
+INSERT INTO raw_main SELECT cmp_pk(i), cmp_rk(i), clock_timestamp(),
+	format('W/"datetime''%s''"', to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24"%%3A"MI"%%3A"SS.US0"Z"')),
+	cmp_doc(i)::jsonb FROM generate_series(0, :n - 1) i;
 INSERT INTO tablestore_data.victims (partition_key, row_key, properties)
 SELECT 'd' || (i % 100), lpad(i::text, 8, '0'), cmp_doc(i)::tablestore.entity FROM generate_series(1, :victims) i;
-INSERT INTO raw_victims SELECT 'd' || (i % 100), lpad(i::text, 8, '0'), cmp_doc(i)::jsonb FROM generate_series(1, :victims) i;
+INSERT INTO raw_victims (pk, rk, doc) SELECT 'd' || (i % 100), lpad(i::text, 8, '0'), cmp_doc(i)::jsonb FROM generate_series(1, :victims) i;
 VACUUM ANALYZE tablestore_data.main, raw_main, tablestore_data.victims, raw_victims;

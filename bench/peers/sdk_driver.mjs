@@ -6,7 +6,7 @@
 //       tables main (N entities: PartitionKey 'p' + 4 digits of i / 1000, RowKey 6 digits of
 //       i % 1000, ten properties, Age = 18 + i % 60), victims (VICTIMS entities) and writes
 //   node sdk_driver.mjs run PORT WORKLOAD CLIENTS SECONDS N [FIRST COUNT]
-//       runs WORKLOAD (insert get merge replace delete batch range page scan, or mixed: each
+//       runs WORKLOAD (insert get merge replace delete batch range page select scan, or mixed: each
 //       client cycles through insert, get, merge, range, a 10-entity batch) with CLIENTS
 //       concurrent clients for SECONDS (delete: victims FIRST .. FIRST + COUNT - 1 instead; scan:
 //       COUNT scans) and prints one JSON line: {"ops", "entities", "seconds", "p50_ms", "p99_ms"}
@@ -118,6 +118,13 @@ async function run(port, workload, clients, seconds, n, first, count) {
 				.byPage({ maxPageSize: 100 });
 			for await (const page of pages) got += page.length;
 			return got;
+		},
+		select: async () => {
+			// a selective filter's first page: 1000 entities of Age 20 (one in 60)
+			const pages = main.listEntities({ queryOptions: { filter: 'Age eq 20' } }).byPage({ maxPageSize: 1000 });
+			const first = await pages.next();
+			if (first.done || first.value.length === 0) throw new Error('the selective filter matched nothing');
+			return first.value.length;
 		},
 		mixed: async (w) => {
 			const s = seq++;

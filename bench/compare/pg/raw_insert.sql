@@ -1,1 +1,1 @@
-INSERT INTO raw_writes SELECT 'q' || :client_id, 'n' || s, cmp_doc(s)::jsonb FROM nextval('raw_ins_seq') s;
+INSERT INTO raw_writes (pk, rk, doc) SELECT 'q' || :client_id, 'n' || s, cmp_doc(s)::jsonb FROM nextval('raw_ins_seq') s;

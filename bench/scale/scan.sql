@@ -1,0 +1,1 @@
+SELECT count(*) FROM tablestore.query_entities(:t, 'Age gt 75');

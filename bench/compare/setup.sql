@@ -1,4 +1,4 @@
--- bench/compare/setup.sql - the Postgres side of the three-system comparison (bench/run.sh
+-- bench/compare/setup.sql - the Postgres side of the four-system comparison (bench/run.sh
 -- compare). psql variables: n (entities in the main tables, a multiple of 1000) and victims
 -- (entities to delete, per table).
 --

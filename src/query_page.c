@@ -9,9 +9,11 @@
  * and never past 80% of statement_timeout) and when its rendering reaches its byte budget
  * (tablestore.page_byte_budget); both budgets are checked after every row, and a page holds at
  * least one entity unless the time ran out before any matched. A filter whose matches are not
- * simply a key range is scanned in chunks of the key order, each ended by a probe of the primary
- * key, so that the time is also checked while rows that do not match go by, and the page stops
- * at a real entity position: a partial page, never a timeout error.
+ * simply a key range walks the primary key once, in chunks of growing size (a LIMIT keeps the
+ * planner on the index), with the filter's value as the first column instead of a WHERE clause:
+ * every row passes the collector, which renders the matches and checks the time while rows that
+ * do not match go by, so the page stops at a real entity position: a partial page, never a
+ * timeout error.
  *
  * Rows arrive through a DestReceiver (or the direct range scan's callback) and are rendered at
  * once by row_json.c into the page's sink: JSON text for query_page_json and the REST protocol,
@@ -123,6 +125,56 @@ collector_receive(TupleTableSlot *slot, DestReceiver *self)
 	return page_take_row(pc, slot->tts_values, slot->tts_isnull);
 }
 
+/*
+ * A row of a sparse filter's walk: the filter's value, then the row's columns. The first row of
+ * a chunk after the first is the previous chunk's last (the walk resumes at it) and is skipped.
+ */
+static bool
+collector_receive_walk(TupleTableSlot *slot, DestReceiver *self)
+{
+	PageCollector *pc = (PageCollector *) self;
+	Datum	   *values;
+	bool	   *nulls;
+
+	slot_getallattrs(slot);
+	values = slot->tts_values + 1;
+	nulls = slot->tts_isnull + 1;
+	if (++pc->chunk_rows == 1 && pc->last_pk != NULL &&
+		ts_key_cmp(DatumGetTextPP(values[TS_COL_PK]), pc->last_pk) == 0 &&
+		ts_key_cmp(DatumGetTextPP(values[TS_COL_RK]), pc->last_rk) == 0)
+		return true;
+	if (pc->take_next)
+	{
+		/* the time ran out at the row before: resume here, the first entity not examined */
+		MemoryContext old = MemoryContextSwitchTo(pc->outer);
+
+		pc->next_pk = DatumGetTextPCopy(values[TS_COL_PK]);
+		pc->next_rk = DatumGetTextPCopy(values[TS_COL_RK]);
+		MemoryContextSwitchTo(old);
+		return false;
+	}
+	if (!slot->tts_isnull[0] && DatumGetBool(slot->tts_values[0]))
+	{
+		if (!page_take_row(pc, values, nulls))
+			return false;
+	}
+	else if ((pc->chunk_rows & 255) == 0)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (GetCurrentTimestamp() >= pc->deadline)
+			pc->take_next = true;
+	}
+	if (pc->chunk_rows == pc->chunk_limit)
+	{
+		MemoryContext old = MemoryContextSwitchTo(pc->outer);
+
+		pc->last_pk = DatumGetTextPCopy(values[TS_COL_PK]);
+		pc->last_rk = DatumGetTextPCopy(values[TS_COL_RK]);
+		MemoryContextSwitchTo(old);
+	}
+	return true;
+}
+
 static bool
 collector_row(void *arg, Datum *values, bool *nulls)
 {
@@ -206,28 +258,6 @@ exec_into(PageCollector *pc, SPIPlanPtr plan, Datum *args, const char *nulls, co
 		elog(ERROR, "tablestore: a page query failed");
 }
 
-/* The key of the entity `ahead` rows from the position (the end of a chunk), or false at the end. */
-static bool
-probe(PageCollector *pc, SPIPlanPtr plan, Datum *args, char *nulls, text **end_pk, text **end_rk)
-{
-	bool		found;
-
-	if (SPI_execute_plan(plan, args, nulls, true, 0) < 0)
-		elog(ERROR, "tablestore: a page probe failed");
-	found = SPI_processed > 0;
-	if (found)
-	{
-		MemoryContext old = MemoryContextSwitchTo(pc->outer);
-		bool		isnull;
-
-		*end_pk = DatumGetTextPCopy(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		*end_rk = DatumGetTextPCopy(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-		MemoryContextSwitchTo(old);
-	}
-	SPI_freetuptable(SPI_tuptable);
-	return found;
-}
-
 void
 page_collect(PageCollector *pc, const TsTable *t, const OdFilter *f, text *pos_pk, text *pos_rk)
 {
@@ -241,7 +271,7 @@ page_collect(PageCollector *pc, const TsTable *t, const OdFilter *f, text *pos_p
 	if (f->range_pk != NULL && page_from_range(pc, t, f, pos_pk, pos_rk))
 		return;
 
-	/* $1, $2: the position; $3, $4: the end of a chunk; $5: a limit or offset; then the filter's */
+	/* $1, $2: the position; $3, $4: unused, NULL (the filter's parameters are numbered from $6); $5: the limit */
 	nargs = 5 + f->nparams;
 	types = palloc(sizeof(Oid) * nargs);
 	args = palloc0(sizeof(Datum) * nargs);
@@ -268,59 +298,34 @@ page_collect(PageCollector *pc, const TsTable *t, const OdFilter *f, text *pos_p
 	}
 	else
 	{
-		SPIPlanPtr	probe_plan,
-					bounded,
-					open;
-		int64		chunk = 256;
+		SPIPlanPtr	plan;
+		int64		chunk = 1024;
 
-		appendStringInfo(&sql, "SELECT partition_key, row_key FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
-						 TS_KEY_ORDER " OFFSET $5 LIMIT 1", t->qualified, f->key_bounds->data);
-		probe_plan = ts_plan_cache_get(sql.data, nargs, types, 0);
-		resetStringInfo(&sql);
-		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
-						 "AND (partition_key, row_key) < ($3, $4) " TS_KEY_ORDER " LIMIT $5", t->qualified, f->sql->data);
-		bounded = ts_plan_cache_get(sql.data, nargs, types, 0);
-		resetStringInfo(&sql);
-		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
-						 TS_KEY_ORDER " LIMIT $5", t->qualified, f->sql->data);
-		open = ts_plan_cache_get(sql.data, nargs, types, 0);
-
+		appendStringInfo(&sql, "SELECT (%s), " TS_ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
+						 TS_KEY_ORDER " LIMIT $5", f->sql->data, t->qualified, f->key_bounds->data);
+		plan = ts_plan_cache_get(sql.data, nargs, types, 0);
+		pc->pub.receiveSlot = collector_receive_walk;
 		for (;;)
 		{
-			TimestampTz started = GetCurrentTimestamp();
-			text	   *end_pk = NULL,
-					   *end_rk = NULL;
-			bool		more;
-
-			CHECK_FOR_INTERRUPTS();
-			/* where this chunk of the key order ends: the entity `chunk` rows ahead, if any */
 			args[0] = PointerGetDatum(pos_pk);
 			args[1] = PointerGetDatum(pos_rk);
 			args[4] = Int64GetDatum(chunk);
-			nulls[2] = nulls[3] = 'n';
-			more = probe(pc, probe_plan, args, nulls, &end_pk, &end_rk);
-			args[2] = PointerGetDatum(end_pk);
-			args[3] = PointerGetDatum(end_rk);
-			nulls[2] = nulls[3] = more ? ' ' : 'n';
-			args[4] = Int64GetDatum(pc->top + 1 - pc->count);
-			exec_into(pc, more ? bounded : open, args, nulls, types, nargs);
-			if (pc->next_pk != NULL || !more)
-				break;			/* the page is full with a known next entity, or the scan is done */
-			pos_pk = end_pk;
-			pos_rk = end_rk;
-			if (pc->full || GetCurrentTimestamp() >= pc->deadline)
+			pc->chunk_rows = 0;
+			pc->chunk_limit = chunk;
+			exec_into(pc, plan, args, nulls, types, nargs);
+			if (pc->next_pk != NULL || pc->chunk_rows < chunk)
+				break;			/* a continuation is known, or the walk reached the end */
+			if (pc->take_next || pc->full)
 			{
-				/* a budget ran out at the end of the chunk: resume at the next unexamined entity */
-				pc->next_pk = pos_pk;
-				pc->next_rk = pos_rk;
-				break;
+				/* the time or the page ended and the chunk with it: resume after its last row */
+				pc->take_next = true;
 			}
-			/* chunks that go quickly grow, slow ones shrink, so time is checked often enough */
-			if (!TimestampDifferenceExceeds(started, GetCurrentTimestamp(), 25) && chunk < 100000)
+			pos_pk = pc->last_pk;
+			pos_rk = pc->last_rk;
+			if (chunk < 65536)
 				chunk *= 2;
-			else if (TimestampDifferenceExceeds(started, GetCurrentTimestamp(), 100) && chunk > 16)
-				chunk /= 2;
 		}
+		pc->pub.receiveSlot = collector_receive;
 	}
 	ts_spi_end();
 	AtEOXact_GUC(true, guc_level);

@@ -24,6 +24,12 @@ typedef struct PageCollector
 	TimestampTz deadline;
 	text	   *next_pk;		/* the continuation, when more remain */
 	text	   *next_rk;
+	/* a sparse filter's walk, in chunks of the key order (query_page.c) */
+	int64		chunk_rows;		/* rows of this chunk seen, matching or not */
+	int64		chunk_limit;	/* rows in a whole chunk */
+	bool		take_next;		/* the time ran out: the next row seen is the continuation */
+	text	   *last_pk;		/* the key of the chunk's last row: the next chunk starts after it */
+	text	   *last_rk;
 	MemoryContext outer;
 	MemoryContext row_cxt;
 } PageCollector;

@@ -4,7 +4,7 @@
 -- existed throughout.
 BEGIN;
 SET search_path = tablestore, public;
-SELECT plan(17);
+SELECT plan(20);
 
 SELECT create_table('Pages');
 INSERT INTO tablestore_data.pages (partition_key, row_key, properties)
@@ -54,8 +54,16 @@ SELECT is((SELECT count(*) FROM (SELECT (pk COLLATE "C", rk COLLATE "C") <= (lag
 SELECT ok(NOT (SELECT more FROM seen ORDER BY seq DESC LIMIT 1), 'the last page has no continuation');
 SELECT is((SELECT min(pk) || '/' || min(rk) FROM seen WHERE seq = 1), 'p00/000097', 'the first entity is the smallest key');
 
--- A sparse filter with no time budget: every page stops after one chunk of the key order, with a
--- continuation at the next unexamined entity; paging on finds every match once.
+-- A filter that is not a key range walks the key order in chunks of growing size (1024 rows,
+-- then 2048, ...): pages of a filter that half the entities match cross the chunk edges, where
+-- the walk resumes at the previous chunk's last row.
+CREATE TEMP TABLE walked AS SELECT * FROM pg_temp.page_all('n le 12500', 1000);
+SELECT is((SELECT count(*) FROM walked WHERE pk IS NOT NULL), 12500::bigint, 'a non-key filter across chunk edges: all 12500 matches');
+SELECT is((SELECT count(DISTINCT (pk, rk)) FROM walked WHERE pk IS NOT NULL), 12500::bigint, 'each exactly once');
+SELECT is((SELECT count(DISTINCT page) FROM walked), 13::bigint, 'in 13 pages');
+
+-- A sparse filter with no time budget: every page stops after a few hundred rows of the key
+-- order, with a continuation at the next unexamined entity; paging on finds every match once.
 SET LOCAL tablestore.query_time_budget = 0;
 CREATE TEMP TABLE sparse AS SELECT * FROM pg_temp.page_all('n ge 24990 or n le 5', 1000);
 SELECT is((SELECT count(*) FROM sparse WHERE pk IS NOT NULL), 16::bigint, 'budget-stopped pages still find the 16 matches');

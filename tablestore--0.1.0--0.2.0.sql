@@ -46,41 +46,50 @@ COMMENT ON FUNCTION tablestore.rest_get_table(text, text, text, text) IS
 'REST GET Tables(''name''): the one table as the answer''s body; TableNotFound when it does not exist';
 
 CREATE FUNCTION tablestore.rest_insert_entity(tbl text, body text, echo bool DEFAULT true, metadata text DEFAULT NULL,
-	base text DEFAULT NULL, account text DEFAULT NULL,
+	base text DEFAULT NULL, account text DEFAULT NULL, key_scope text[] DEFAULT NULL,
 	OUT etag text, OUT partition_key text, OUT row_key text, OUT body text)
 AS 'MODULE_PATHNAME', 'tablestore_rest_insert_entity' LANGUAGE C VOLATILE;
 
-COMMENT ON FUNCTION tablestore.rest_insert_entity(text, text, bool, text, text, text) IS
-'REST Insert Entity: the new ETag, the keys, and (echo) the stored entity as the answer''s body';
+COMMENT ON FUNCTION tablestore.rest_insert_entity(text, text, bool, text, text, text, text[]) IS
+'REST Insert Entity: the new ETag, the keys, and (echo) the stored entity as the answer''s body; AuthorizationFailure outside key_scope';
 
 CREATE FUNCTION tablestore.rest_write_entity(tbl text, partition_key text, row_key text, body text, merge bool,
-	if_match text DEFAULT NULL)
+	if_match text DEFAULT NULL, key_scope text[] DEFAULT NULL)
 RETURNS text
 AS 'MODULE_PATHNAME', 'tablestore_rest_write_entity' LANGUAGE C VOLATILE;
 
-COMMENT ON FUNCTION tablestore.rest_write_entity(text, text, text, text, bool, text) IS
-'REST Update/Merge Entity under If-Match, or Insert Or Replace/Merge without one; keys from the URL; returns the new ETag';
+COMMENT ON FUNCTION tablestore.rest_write_entity(text, text, text, text, bool, text, text[]) IS
+'REST Update/Merge Entity under If-Match, or Insert Or Replace/Merge without one; keys from the URL; returns the new ETag; AuthorizationFailure outside key_scope';
+
+CREATE FUNCTION tablestore.rest_delete_entity(tbl text, partition_key text, row_key text, if_match text DEFAULT '*',
+	key_scope text[] DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_rest_delete_entity' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.rest_delete_entity(text, text, text, text, text[]) IS
+'REST Delete Entity: delete_entity limited to key_scope (AuthorizationFailure outside it)';
 
 CREATE FUNCTION tablestore.rest_get_entity(tbl text, partition_key text, row_key text, "select" text DEFAULT NULL,
-	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL, OUT etag text, OUT body text)
+	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL, key_scope text[] DEFAULT NULL,
+	OUT etag text, OUT body text)
 AS 'MODULE_PATHNAME', 'tablestore_rest_get_entity' LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION tablestore.rest_get_entity(text, text, text, text, text, text, text) IS
-'REST point read: the entity''s ETag and the answer''s body at the metadata level';
+COMMENT ON FUNCTION tablestore.rest_get_entity(text, text, text, text, text, text, text, text[]) IS
+'REST point read: the entity''s ETag and the answer''s body at the metadata level; AuthorizationFailure outside key_scope';
 
 CREATE FUNCTION tablestore.rest_query_entities(tbl text, filter text DEFAULT NULL, "select" text DEFAULT NULL,
 	top int DEFAULT NULL, next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL,
-	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL,
+	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL, key_scope text[] DEFAULT NULL,
 	OUT body text, OUT next_partition_key text, OUT next_row_key text)
 AS 'MODULE_PATHNAME', 'tablestore_rest_query_entities' LANGUAGE C STABLE;
 
-COMMENT ON FUNCTION tablestore.rest_query_entities(text, text, text, int, text, text, text, text, text) IS
-'REST Query Entities: one page as the answer''s body, and the continuation (NULL on the last page)';
+COMMENT ON FUNCTION tablestore.rest_query_entities(text, text, text, int, text, text, text, text, text, text[]) IS
+'REST Query Entities: one page as the answer''s body, and the continuation (NULL on the last page); only entities inside key_scope';
 
 CREATE FUNCTION tablestore.rest_batch(tbl text, operations text, metadata text DEFAULT NULL, base text DEFAULT NULL,
-	account text DEFAULT NULL)
+	account text DEFAULT NULL, key_scope text[] DEFAULT NULL)
 RETURNS TABLE (etag text, partition_key text, row_key text, body text)
 AS 'MODULE_PATHNAME', 'tablestore_rest_batch' LANGUAGE C VOLATILE;
 
-COMMENT ON FUNCTION tablestore.rest_batch(text, text, text, text, text) IS
-'REST $batch: one changeset as execute_batch''s document (keys beside entities, entities as JSON text in entity_json, echo); one row per operation with its ETag and keys';
+COMMENT ON FUNCTION tablestore.rest_batch(text, text, text, text, text, text[]) IS
+'REST $batch: one changeset as execute_batch''s document (keys beside entities, entities as JSON text in entity_json, echo); one row per operation with its ETag and keys; every operation inside key_scope';

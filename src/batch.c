@@ -25,6 +25,7 @@
 #include "catalog/pg_type.h"
 #include "entity.h"
 #include "fast_path.h"
+#include "key_scope.h"
 #include "entity_sql.h"
 #include "ts_support.h"
 #include "utils/array.h"
@@ -338,7 +339,7 @@ result_document(BatchOp *ops, int n)
 }
 
 BatchOp *
-batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, int *nops)
+batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, const KeyScope *scope, int *nops)
 {
 	TsTable		t = *tp;
 	int			n;
@@ -356,6 +357,9 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, int 
 	sorted = palloc(sizeof(BatchOp *) * n);
 	for (int i = 0; i < n; i++)
 	{
+		if (scope != NULL && !key_scope_contains(scope, ops[i].pk, ops[i].rk))
+			batch_op_error(i, TSE_KEY_SCOPE, KEY_SCOPE_MESSAGE,
+						   ts_keys_excerpt(ops[i].pk, ops[i].rk));
 		inserts_only &= ops[i].kind == OP_INSERT;
 		needed |= ops[i].kind == OP_INSERT ? ACL_INSERT :
 			ops[i].kind == OP_DELETE ? ACL_DELETE :
@@ -448,7 +452,7 @@ execute_batch(text *tbl, const char *doc, size_t len)
 	int			n;
 
 	ts_table_resolve(tbl, &t);
-	ops = batch_run(&t, doc, len, BATCH_MAX_BYTES, &n);
+	ops = batch_run(&t, doc, len, BATCH_MAX_BYTES, NULL, &n);
 	return result_document(ops, n);
 }
 

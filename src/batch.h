@@ -56,12 +56,16 @@ typedef struct BatchOp
  */
 extern BatchOp *batch_parse(const char *doc, size_t len, size_t max_bytes, int *n);
 
+struct KeyScope;
+
 /*
- * Run a batch on a resolved table (batch.c): the document read by batch_parse, every key locked,
- * conditions checked, the writes made in one subtransaction; returns the operations in request
- * order with their results, or raises (nothing written) naming the failing operation.
+ * Run a batch on a resolved table (batch.c): the document read by batch_parse, every operation's
+ * keys inside scope (NULL: not scoped), every key locked, conditions checked, the writes made in
+ * one subtransaction; returns the operations in request order with their results, or raises
+ * (nothing written) naming the failing operation.
  */
-extern BatchOp *batch_run(const TsTable *t, const char *doc, size_t len, size_t max_bytes, int *n);
+extern BatchOp *batch_run(const TsTable *t, const char *doc, size_t len, size_t max_bytes,
+						  const struct KeyScope *scope, int *n);
 
 /* Raise an error about operation index. */
 extern void batch_op_error(int index, TsErrorCode code, const char *fmt,...) pg_attribute_printf(3, 4) pg_attribute_noreturn();

@@ -5,12 +5,13 @@
 #include "rest.h"
 
 #include "batch.h"
+#include "key_scope.h"
 #include "funcapi.h"
 #include "ts_support.h"
 #include "utils/builtins.h"
 
 /*
- * tablestore.rest_batch(tbl, operations, metadata, base, account)
+ * tablestore.rest_batch(tbl, operations, metadata, base, account, key_scope)
  *   -> setof (etag, partition_key, row_key, body): one row per operation, in request order, with
  *   the keys it wrote (an insert's Location); body is the stored entity of an insert marked echo.
  *   The document may be twice the 4 MiB of a batch: the gateway measures the request itself and
@@ -27,6 +28,8 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 	BatchOp    *ops;
 	int			n;
 	const char *table;
+	KeyScope	ks;
+	bool		scoped;
 
 	ts_require_arg(fcinfo, 0, "tbl");
 	if (PG_ARGISNULL(1))
@@ -36,7 +39,8 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 	rest_target_from_args(fcinfo, 2, &rt);
 	table = rest_table_name(fcinfo, 0);
 	doc = PG_GETARG_TEXT_PP(1);
-	ops = batch_run(&t, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), BATCH_MAX_REST_BYTES, &n);
+	scoped = key_scope_from_arg(fcinfo, 5, &ks);
+	ops = batch_run(&t, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), BATCH_MAX_REST_BYTES, scoped ? &ks : NULL, &n);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < n; i++)

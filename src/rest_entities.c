@@ -7,6 +7,8 @@
 #include "rest.h"
 
 #include "entity_dml.h"
+#include "key_scope.h"
+#include "query.h"
 #include "query_page.h"
 #include "select_list.h"
 #include "table_layout.h"
@@ -58,8 +60,18 @@ url_entity(text *pk, text *rk, text *body, EntityArg *ea)
 		ts_raise(&err);
 }
 
+/* Raise AuthorizationFailure unless the keys are inside the call's key_scope (argument argno). */
+static void
+check_scope(FunctionCallInfo fcinfo, int argno, const text *pk, const text *rk)
+{
+	KeyScope	ks;
+
+	if (key_scope_from_arg(fcinfo, argno, &ks))
+		key_scope_check(&ks, pk, rk);
+}
+
 /*
- * tablestore.rest_insert_entity(tbl, body, echo, metadata, base, account)
+ * tablestore.rest_insert_entity(tbl, body, echo, metadata, base, account, key_scope)
  *   -> (etag, partition_key, row_key, body): Insert Entity; body is the entity when echo
  */
 PG_FUNCTION_INFO_V1(tablestore_rest_insert_entity);
@@ -78,6 +90,7 @@ tablestore_rest_insert_entity(PG_FUNCTION_ARGS)
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	rest_target_from_args(fcinfo, 3, &rt);
 	entity_dml_split(body_entity(PG_GETARG_TEXT_PP(1)), &ea);
+	check_scope(fcinfo, 6, ea.pk, ea.rk);
 	w = entity_dml_insert(&t, &ea);
 	values[0] = PointerGetDatum(w.etag);
 	values[1] = PointerGetDatum(ea.pk);
@@ -103,7 +116,7 @@ tablestore_rest_insert_entity(PG_FUNCTION_ARGS)
 }
 
 /*
- * tablestore.rest_write_entity(tbl, partition_key, row_key, body, merge, if_match) -> etag:
+ * tablestore.rest_write_entity(tbl, partition_key, row_key, body, merge, if_match, key_scope) -> etag:
  * Update or Merge Entity under if_match, or without one Insert Or Replace / Insert Or Merge.
  */
 PG_FUNCTION_INFO_V1(tablestore_rest_write_entity);
@@ -121,6 +134,7 @@ tablestore_rest_write_entity(PG_FUNCTION_ARGS)
 	ts_require_arg(fcinfo, 4, "merge");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	url_entity(PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3), &ea);
+	check_scope(fcinfo, 6, ea.pk, ea.rk);
 	merge = PG_GETARG_BOOL(4);
 	if (PG_ARGISNULL(5))
 		PG_RETURN_TEXT_P(entity_dml_upsert(&t, &ea, merge).etag);
@@ -128,7 +142,7 @@ tablestore_rest_write_entity(PG_FUNCTION_ARGS)
 }
 
 /*
- * tablestore.rest_get_entity(tbl, partition_key, row_key, "select", metadata, base, account)
+ * tablestore.rest_get_entity(tbl, partition_key, row_key, "select", metadata, base, account, key_scope)
  *   -> (etag, body): Query Entities by its keys (a point read)
  */
 PG_FUNCTION_INFO_V1(tablestore_rest_get_entity);
@@ -151,6 +165,7 @@ tablestore_rest_get_entity(PG_FUNCTION_ARGS)
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
 	sel = select_list_parse(PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
 	rest_target_from_args(fcinfo, 4, &rt);
+	check_scope(fcinfo, 7, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2));
 	entity_dml_get(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), row, row_nulls);
 	rest_row_of(row, &r, &v);
 	values[0] = row[TS_COL_ETAG];
@@ -160,8 +175,9 @@ tablestore_rest_get_entity(PG_FUNCTION_ARGS)
 
 /*
  * tablestore.rest_query_entities(tbl, filter, "select", top, next_partition_key, next_row_key,
- *   metadata, base, account) -> (body, next_partition_key, next_row_key): one page of Query
- *   Entities; top NULL is 1000; the continuation is NULL on the last page
+ *   metadata, base, account, key_scope) -> (body, next_partition_key, next_row_key): one page of
+ *   Query Entities; top NULL is 1000; the continuation is NULL on the last page; a key_scope
+ *   joins the filter, so the page and its continuation stay inside the range
  */
 PG_FUNCTION_INFO_V1(tablestore_rest_query_entities);
 Datum
@@ -179,7 +195,11 @@ tablestore_rest_query_entities(PG_FUNCTION_ARGS)
 	Datum		values[3];
 	bool		nulls[3] = {false, true, true};
 
+	KeyScope	ks;
+
 	top = ts_query_args(fcinfo, 5, true, &t, &f, &sel);
+	if (key_scope_from_arg(fcinfo, 9, &ks))
+		key_scope_translate(&ks, PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, 5);
 	ts_query_check_continuation(fcinfo, 4);
 	rest_target_from_args(fcinfo, 6, &rt);
 	table = rest_table_name(fcinfo, 0);
@@ -214,4 +234,24 @@ tablestore_rest_query_entities(PG_FUNCTION_ARGS)
 		nulls[1] = nulls[2] = false;
 	}
 	PG_RETURN_DATUM(rest_result(fcinfo, values, nulls));
+}
+
+/*
+ * tablestore.rest_delete_entity(tbl, partition_key, row_key, if_match, key_scope): Delete Entity
+ * (delete_entity with the call's key range)
+ */
+PG_FUNCTION_INFO_V1(tablestore_rest_delete_entity);
+Datum
+tablestore_rest_delete_entity(PG_FUNCTION_ARGS)
+{
+	TsTable		t;
+
+	ts_require_arg(fcinfo, 0, "tbl");
+	ts_require_arg(fcinfo, 1, "partition_key");
+	ts_require_arg(fcinfo, 2, "row_key");
+	ts_require_arg(fcinfo, 3, "if_match");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	check_scope(fcinfo, 4, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2));
+	entity_dml_delete(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3));
+	PG_RETURN_VOID();
 }

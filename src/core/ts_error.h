@@ -47,7 +47,8 @@
 	X(TSE_TABLE_EXISTS,			"TSC02", "TableAlreadyExists", "a table of this name (ignoring case) exists") \
 	X(TSE_CONDITION_FAILED,		"TSP01", "UpdateConditionNotSatisfied", "the If-Match ETag is not the entity's current ETag") \
 	X(TSE_NOT_UTF8,				"TSX01", "NotSupported", "the database encoding is not UTF8") \
-	X(TSE_TABLE_LAYOUT,			"TSX02", "InternalError", "a relation in tablestore_data does not have a tablestore table's layout (see the detail)")
+	X(TSE_TABLE_LAYOUT,			"TSX02", "InternalError", "a relation in tablestore_data does not have a tablestore table's layout (see the detail)") \
+	X(TSE_KEY_SCOPE,			"TSA01", "AuthorizationFailure", "a key is outside the key range the call is scoped to (a shared access signature's spk/srk/epk/erk)")
 
 typedef enum TsErrorCode
 {

@@ -112,8 +112,8 @@ auth_string_to_sign(AuthScheme scheme, const AuthInput *in)
 	return buf_steal(&b);
 }
 
-static bool
-hmac_matches(const unsigned char *key, size_t key_len, const char *msg, const unsigned char sig[32])
+bool
+auth_hmac_matches(const unsigned char *key, size_t key_len, const char *msg, const unsigned char sig[32])
 {
 	unsigned char mac[EVP_MAX_MD_SIZE];
 	unsigned int mac_len = 0;
@@ -124,9 +124,8 @@ hmac_matches(const unsigned char *key, size_t key_len, const char *msg, const un
 	return CRYPTO_memcmp(mac, sig, 32) == 0;
 }
 
-/* Days from 1970-01-01 to a civil date (proleptic Gregorian). */
-static long
-days_from_civil(int y, int m, int d)
+long
+auth_days_from_civil(int y, int m, int d)
 {
 	int			era,
 				yoe,
@@ -186,7 +185,7 @@ auth_parse_date(const char *s, time_t *out)
 		(mon == 1 && day == 29 && !(year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) ||
 		year < 1970 || hh > 23 || mm > 59 || ss > 60)
 		return false;
-	*out = (time_t) (days_from_civil(year, mon + 1, day) * 86400L + hh * 3600L + mm * 60L + ss);
+	*out = (time_t) (auth_days_from_civil(year, mon + 1, day) * 86400L + hh * 3600L + mm * 60L + ss);
 	return true;
 }
 
@@ -199,7 +198,7 @@ auth_check(const AuthInput *in, const AccountKeys *keys)
 	time_t		when;
 
 	if (in->authorization == NULL)
-		return in->has_sig_param ? AUTH_SAS_UNSUPPORTED : AUTH_NONE;
+		return AUTH_NONE;
 	if (!auth_parse_header(in->authorization, strlen(in->authorization), &h))
 		return AUTH_MALFORMED;
 	if (in->account == NULL || strcmp(h.account, in->account) != 0)
@@ -215,7 +214,7 @@ auth_check(const AuthInput *in, const AccountKeys *keys)
 		return AUTH_BAD_SIGNATURE;
 	for (int k = 0; k < 2 && !ok; k++)
 		if (keys->key_len[k] > 0)
-			ok = hmac_matches(keys->key[k], keys->key_len[k], sts, h.sig);
+			ok = auth_hmac_matches(keys->key[k], keys->key_len[k], sts, h.sig);
 	free(sts);
 	return ok ? AUTH_OK : AUTH_BAD_SIGNATURE;
 }
@@ -241,8 +240,6 @@ auth_result_text(AuthResult r)
 			return "the request's date (x-ms-date, else Date) is more than 15 minutes from the server's clock";
 		case AUTH_BAD_SIGNATURE:
 			return "the MAC signature found in the request is not the same as any computed signature";
-		case AUTH_SAS_UNSUPPORTED:
-			return "shared access signatures are not supported by this gateway yet";
 	}
 	return "authentication failed";
 }

@@ -2,9 +2,8 @@
  * auth.h - request authentication: Shared Key and Shared Key Lite (Table service flavours) over the
  * raw path, HMAC-SHA256 with OpenSSL's libcrypto, either of an account's two keys.
  *
- * auth_check is the one entry point: it looks at the Authorization header today; a shared access
- * signature (a "sig" query parameter) is recognised and refused as not yet supported, so that SAS
- * can be added here without touching the callers.
+ * auth_check checks the Authorization header; shared access signatures (a "sig" query parameter
+ * without an Authorization header) are sas.c's.
  */
 #ifndef GW_AUTH_H
 #define GW_AUTH_H
@@ -46,7 +45,6 @@ typedef struct AuthInput
 	const char *account;		/* from the target */
 	const char *raw_path;		/* as sent */
 	const char *comp;			/* decoded ?comp= value, or NULL */
-	bool		has_sig_param;	/* ?sig= present (SAS) */
 	time_t		now;			/* the server's clock: the request's date must be within AUTH_MAX_SKEW of it */
 } AuthInput;
 
@@ -59,8 +57,7 @@ typedef enum AuthResult
 	AUTH_NO_DATE,				/* neither x-ms-date nor Date */
 	AUTH_BAD_DATE,				/* the date is not an RFC 1123 date ("Sun, 06 Nov 1994 08:49:37 GMT") */
 	AUTH_STALE_DATE,			/* the date is more than AUTH_MAX_SKEW from now */
-	AUTH_BAD_SIGNATURE,
-	AUTH_SAS_UNSUPPORTED
+	AUTH_BAD_SIGNATURE
 } AuthResult;
 
 /* "SharedKey acct:base64sig" / "SharedKeyLite acct:base64sig". */
@@ -71,6 +68,12 @@ extern bool auth_decode_key(const char *b64, unsigned char *out, size_t *outlen)
 
 /* An RFC 1123 date in GMT, as HTTP and the service write it, to seconds since 1970. */
 extern bool auth_parse_date(const char *s, time_t *out);
+
+/* Days from 1970-01-01 to a civil date (proleptic Gregorian; m 1-12). */
+extern long auth_days_from_civil(int y, int m, int d);
+
+/* Does HMAC-SHA256(key, msg) equal sig (compared in constant time)? */
+extern bool auth_hmac_matches(const unsigned char *key, size_t key_len, const char *msg, const unsigned char sig[32]);
 
 /* The string to sign for a scheme (malloc'd; the caller frees). */
 extern char *auth_string_to_sign(AuthScheme scheme, const AuthInput *in);

@@ -119,6 +119,9 @@ add_op(Req *r, int k, const SubRequest *s, Buf *doc, const char **table, OpInfo 
 	const char *verb = s->method;
 	const char *host = authority_of(&r->arena, s->url);
 	bool		has_body;
+	SasOp		sop = s->if_match ? SOP_UPDATE : SOP_UPSERT;
+	const char *denied;
+	const char *why = NULL;
 
 	info->content_id = printable(s->content_id) ? s->content_id : NULL;
 	if (s->x_http_method && strcmp(verb, "POST") == 0)
@@ -169,13 +172,23 @@ add_op(Req *r, int k, const SubRequest *s, Buf *doc, const char **table, OpInfo 
 	{
 		info->op = "insert";
 		info->echo = !prefer_no_content(s->prefer);
+		sop = SOP_INSERT;
 	}
 	else if (strcmp(verb, "PUT") == 0)
 		info->op = s->if_match ? "update" : "upsert_replace";
 	else if (strcmp(verb, "DELETE") == 0)
+	{
 		info->op = "delete";
+		sop = SOP_DELETE_ENTITY;
+	}
 	else
 		info->op = s->if_match ? "merge" : "upsert_merge";
+	if (r->sas != NULL && (denied = sas_allows(r->sas, sop, t.table, &why)) != NULL)
+	{
+		/* a table's SAS authorizes the batch of its table only: the table is the sub-requests' */
+		fail_part(r, k, 403, denied, why, s->content_id);
+		return false;
+	}
 
 	buf_puts(doc, k == 0 ? "[" : ",");
 	buf_printf(doc, "{\"op\":\"%s\"", info->op);
@@ -212,7 +225,7 @@ batch_handle(Req *r)
 	OpInfo	   *info;
 	Buf			doc,
 				parts;
-	const char *params[5];
+	const char *params[6];
 	SqlError	serr;
 	PGresult   *res;
 	char		id[37],
@@ -257,6 +270,7 @@ batch_handle(Req *r)
 	params[2] = meta_name(r->meta);
 	params[3] = r->base;
 	params[4] = r->account->name;
+	params[5] = r->key_scope;
 	res = sql_call(r, SQL_BATCH, params, &serr);
 	buf_free(&doc);
 	if (res == NULL)

@@ -33,7 +33,7 @@ static void
 insert_entity(Req *r)
 {
 	const char *body;
-	const char *params[6];
+	const char *params[7];
 	bool		echo = !prefer_no_content(r->prefer);
 	SqlError	err;
 	PGresult   *res;
@@ -47,6 +47,7 @@ insert_entity(Req *r)
 	params[3] = meta_name(r->meta);
 	params[4] = r->base;
 	params[5] = r->account->name;
+	params[6] = r->key_scope;
 	res = sql_call(r, SQL_INSERT_ENTITY, params, &err);
 	if (res == NULL)
 	{
@@ -78,7 +79,7 @@ static void
 write_entity(Req *r, bool merge)
 {
 	const char *body;
-	const char *params[6];
+	const char *params[7];
 	SqlError	err;
 	PGresult   *res;
 
@@ -90,6 +91,7 @@ write_entity(Req *r, bool merge)
 	params[3] = body;
 	params[4] = merge ? "true" : "false";
 	params[5] = r->if_match;
+	params[6] = r->key_scope;
 	res = sql_call(r, SQL_WRITE_ENTITY, params, &err);
 	if (res == NULL)
 	{
@@ -106,7 +108,7 @@ write_entity(Req *r, bool merge)
 static void
 delete_entity(Req *r)
 {
-	const char *params[4];
+	const char *params[5];
 	SqlError	err;
 	PGresult   *res;
 
@@ -122,6 +124,7 @@ delete_entity(Req *r)
 	params[1] = r->target.pk;
 	params[2] = r->target.rk;
 	params[3] = r->if_match;
+	params[4] = r->key_scope;
 	res = sql_call(r, SQL_DELETE_ENTITY, params, &err);
 	if (res == NULL)
 	{
@@ -143,7 +146,7 @@ select_param(Req *r)
 static void
 get_entity(Req *r)
 {
-	const char *params[7];
+	const char *params[8];
 	SqlError	err;
 	PGresult   *res;
 
@@ -154,6 +157,7 @@ get_entity(Req *r)
 	params[4] = meta_name(r->meta);
 	params[5] = r->base;
 	params[6] = r->account->name;
+	params[7] = r->key_scope;
 	res = sql_call(r, SQL_GET_ENTITY, params, &err);
 	if (res == NULL)
 	{
@@ -170,7 +174,7 @@ get_entity(Req *r)
 static void
 query_entities(Req *r)
 {
-	const char *params[9];
+	const char *params[10];
 	SqlError	err;
 	PGresult   *res;
 	const char *filter = query_get(&r->target.query, "$filter");
@@ -184,6 +188,7 @@ query_entities(Req *r)
 	params[6] = meta_name(r->meta);
 	params[7] = r->base;
 	params[8] = r->account->name;
+	params[9] = r->key_scope;
 	res = sql_call(r, SQL_QUERY_ENTITIES, params, &err);
 	if (res == NULL)
 	{

@@ -7,6 +7,7 @@
 #define GW_GATEWAY_H
 
 #include "auth.h"
+#include "sas.h"
 #include "url.h"
 #include "util.h"
 
@@ -111,9 +112,14 @@ typedef struct Req
 	size_t		body_seen;		/* bytes received (also when discarded) */
 	bool		headers_seen;
 
+	char		client_ip[64];	/* the peer's address as text ("" if unknown) */
+
 	Target		target;
 	bool		target_ok;
 	Account    *account;
+	const Sas  *sas;			/* the verified shared access signature, NULL with Shared Key */
+	Sas			sas_storage;
+	const char *key_scope;		/* the SAS's key range as a text[] literal for the REST functions, or NULL */
 	MetaLevel	meta;
 	bool		xml;			/* errors in XML (service resources) */
 	char	   *base;			/* base URL as addressed, for odata.metadata */
@@ -139,6 +145,8 @@ extern const char *sqlstate_code(const char *sqlstate, int *status);
 
 /* router.c */
 extern void router_dispatch(Req *r);
+/* With a SAS: may it do op on table? false: answered 403. */
+extern bool router_sas_allows(Req *r, SasOp op, const char *table);
 
 /* handlers */
 extern void tables_handle(Req *r);

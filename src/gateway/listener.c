@@ -77,6 +77,18 @@ hdr(struct MHD_Connection *con, const char *name)
 static void
 collect_headers(Req *r, struct MHD_Connection *con)
 {
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	r->client_ip[0] = '\0';
+	if (ci && ci->client_addr)
+	{
+		const struct sockaddr *sa = ci->client_addr;
+
+		if (sa->sa_family == AF_INET)
+			inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, r->client_ip, sizeof(r->client_ip));
+		else if (sa->sa_family == AF_INET6)
+			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, r->client_ip, sizeof(r->client_ip));
+	}
 	r->host = hdr(con, "Host");
 	r->authorization = hdr(con, "Authorization");
 	r->x_ms_date = hdr(con, "x-ms-date");

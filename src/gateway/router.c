@@ -1,7 +1,8 @@
 /*
  * router.c - from method and target to a handler: X-HTTP-Method tunnelling, the addressed account,
- * the metadata level (Accept or $format; Atom refused), authentication, the base URL used in
- * odata.metadata, and the route table.
+ * the metadata level (Accept or $format; Atom refused), authentication (Shared Key, or a shared
+ * access signature and what it allows the request to do), the base URL used in odata.metadata,
+ * and the route table.
  */
 #include "gateway.h"
 
@@ -54,12 +55,81 @@ content_is_atom(const Req *r)
 	return r->content_type && (strstr(r->content_type, "atom+xml") != NULL);
 }
 
+/* The SAS's key range as a text[] literal: {"spk","srk",NULL,NULL}, elements quoted and escaped. */
+static const char *
+scope_literal(Req *r, const Sas *sas)
+{
+	const char *b[4] = {sas->spk, sas->srk, sas->epk, sas->erk};
+	Buf			lit;
+	char	   *out;
+
+	if (!b[0] && !b[1] && !b[2] && !b[3])
+		return NULL;
+	buf_init(&lit);
+	buf_puts(&lit, "{");
+	for (int i = 0; i < 4; i++)
+	{
+		if (i > 0)
+			buf_puts(&lit, ",");
+		if (b[i] == NULL)
+		{
+			buf_puts(&lit, "NULL");
+			continue;
+		}
+		buf_puts(&lit, "\"");
+		for (const char *p = b[i]; *p; p++)
+		{
+			if (*p == '"' || *p == '\\')
+				buf_puts(&lit, "\\");
+			buf_append(&lit, p, 1);
+		}
+		buf_puts(&lit, "\"");
+	}
+	buf_puts(&lit, "}");
+	out = lit.failed ? NULL : arena_strdup(&r->arena, lit.data);
+	buf_free(&lit);
+	return out;
+}
+
+static bool
+authenticate_sas(Req *r)
+{
+	SasInput	in = {0};
+	SasResult	res;
+
+	in.query = &r->target.query;
+	in.account = r->account->name;
+	in.client_ip = r->client_ip[0] ? r->client_ip : NULL;
+	in.https = false;			/* this listener is plain HTTP */
+	in.now = time(NULL);
+	res = sas_verify(&in, &r->account->keys, &r->sas_storage);
+	if (res != SAS_OK)
+	{
+		resp_error(r, sas_result_code(res),
+				   "Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature. (%s)",
+				   sas_result_text(res));
+		return false;
+	}
+	r->sas = &r->sas_storage;
+	r->key_scope = scope_literal(r, r->sas);
+	if (r->sas->kind == SAS_SERVICE && r->key_scope == NULL && (r->sas->spk || r->sas->epk))
+	{
+		resp_error(r, "ServerBusy", "out of memory");
+		return false;
+	}
+	return true;
+}
+
 static bool
 authenticate(Req *r)
 {
 	AuthInput	in = {0};
 	AuthResult	res;
 
+	r->sas = NULL;
+	r->key_scope = NULL;
+	if (r->authorization == NULL && query_has(&r->target.query, "sig"))
+		return authenticate_sas(r);
 	in.method = r->method;
 	in.authorization = r->authorization;
 	in.content_md5 = r->content_md5;
@@ -69,7 +139,6 @@ authenticate(Req *r)
 	in.account = r->account->name;
 	in.raw_path = r->target.raw_path;
 	in.comp = query_get(&r->target.query, "comp");
-	in.has_sig_param = query_has(&r->target.query, "sig");
 	in.now = time(NULL);
 	res = auth_check(&in, &r->account->keys);
 	if (res == AUTH_OK)
@@ -77,6 +146,56 @@ authenticate(Req *r)
 	resp_error(r, "AuthenticationFailed",
 			   "Server failed to authenticate the request. Make sure the value of the Authorization header is formed correctly including the signature. (%s)",
 			   auth_result_text(res));
+	return false;
+}
+
+bool
+router_sas_allows(Req *r, SasOp op, const char *table)
+{
+	const char *why = NULL;
+	const char *code;
+
+	if (r->sas == NULL)
+		return true;
+	code = sas_allows(r->sas, op, table, &why);
+	if (code == NULL)
+		return true;
+	resp_error(r, code, "%s", why);
+	return false;
+}
+
+/* What the request does, for a SAS's permission check; false when no route takes it. */
+static bool
+sas_op_of(const Req *r, SasOp *op)
+{
+	bool		get = verb_is(r, "GET");
+
+	switch (r->target.kind)
+	{
+		case RES_SERVICE:
+			*op = get ? SOP_SERVICE_READ : SOP_SERVICE_WRITE;
+			return true;
+		case RES_TABLES:
+			*op = get ? SOP_QUERY_TABLES : SOP_CREATE_TABLE;
+			return true;
+		case RES_TABLES_ONE:
+			*op = get ? SOP_QUERY_TABLES : SOP_DELETE_TABLE;
+			return true;
+		case RES_TABLE:
+			*op = r->xml ? SOP_TABLE_ACL : get ? SOP_QUERY_ENTITIES : SOP_INSERT;
+			return true;
+		case RES_ENTITY:
+			if (get)
+				*op = SOP_GET_ENTITY;
+			else if (verb_is(r, "DELETE"))
+				*op = SOP_DELETE_ENTITY;
+			else
+				*op = r->if_match ? SOP_UPDATE : SOP_UPSERT;
+			return true;
+		case RES_BATCH:
+			*op = SOP_BATCH;
+			return true;
+	}
 	return false;
 }
 
@@ -141,6 +260,15 @@ router_dispatch(Req *r)
 		return;
 	if (!authenticate(r))
 		return;
+	if (r->sas != NULL)
+	{
+		SasOp		op;
+
+		if (sas_op_of(r, &op) &&
+			!router_sas_allows(r, op, (r->target.kind == RES_TABLES_ONE || r->target.kind == RES_TABLE ||
+									   r->target.kind == RES_ENTITY) ? r->target.table : NULL))
+			return;
+	}
 	set_base(r);
 	if (!r->xml && content_is_atom(r))
 	{

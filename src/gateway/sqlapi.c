@@ -28,17 +28,17 @@ static const SqlDef defs[SQL__COUNT] = {
 	[SQL_GET_TABLE] = {"gw_get_table",
 		"SELECT tablestore.rest_get_table($1::text, $2::text, $3::text, $4::text)", 4, true},
 	[SQL_INSERT_ENTITY] = {"gw_insert_entity",
-		"SELECT etag, partition_key, row_key, body FROM tablestore.rest_insert_entity($1::text, $2::text, $3::bool, $4::text, $5::text, $6::text)", 6, false},
+		"SELECT etag, partition_key, row_key, body FROM tablestore.rest_insert_entity($1::text, $2::text, $3::bool, $4::text, $5::text, $6::text, $7::text[])", 7, false},
 	[SQL_WRITE_ENTITY] = {"gw_write_entity",
-		"SELECT tablestore.rest_write_entity($1::text, $2::text, $3::text, $4::text, $5::bool, $6::text)", 6, false},
+		"SELECT tablestore.rest_write_entity($1::text, $2::text, $3::text, $4::text, $5::bool, $6::text, $7::text[])", 7, false},
 	[SQL_DELETE_ENTITY] = {"gw_delete_entity",
-		"SELECT tablestore.delete_entity($1::text, $2::text, $3::text, $4::text)", 4, false},
+		"SELECT tablestore.rest_delete_entity($1::text, $2::text, $3::text, $4::text, $5::text[])", 5, false},
 	[SQL_GET_ENTITY] = {"gw_get_entity",
-		"SELECT etag, body FROM tablestore.rest_get_entity($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text)", 7, true},
+		"SELECT etag, body FROM tablestore.rest_get_entity($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text[])", 8, true},
 	[SQL_QUERY_ENTITIES] = {"gw_query_entities",
-		"SELECT body, next_partition_key, next_row_key FROM tablestore.rest_query_entities($1::text, $2::text, $3::text, $4::int, $5::text, $6::text, $7::text, $8::text, $9::text)", 9, true},
+		"SELECT body, next_partition_key, next_row_key FROM tablestore.rest_query_entities($1::text, $2::text, $3::text, $4::int, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text[])", 10, true},
 	[SQL_BATCH] = {"gw_batch",
-		"SELECT etag, partition_key, row_key, body FROM tablestore.rest_batch($1::text, $2::text, $3::text, $4::text, $5::text)", 5, false},
+		"SELECT etag, partition_key, row_key, body FROM tablestore.rest_batch($1::text, $2::text, $3::text, $4::text, $5::text, $6::text[])", 6, false},
 };
 
 const char *

@@ -9,8 +9,9 @@
 
 #include <string.h>
 
-char *
-pct_decode(Arena *a, const char *s, size_t n, size_t *outlen)
+/* plus_is_space: a query string's '+' is a space (form encoding: the SDKs' URLSearchParams) */
+static char *
+decode(Arena *a, const char *s, size_t n, size_t *outlen, bool plus_is_space)
 {
 	char	   *out = arena_alloc(a, n + 1);
 	size_t		o = 0;
@@ -21,7 +22,9 @@ pct_decode(Arena *a, const char *s, size_t n, size_t *outlen)
 	{
 		char		c = s[i];
 
-		if (c == '%')
+		if (c == '+' && plus_is_space)
+			c = ' ';
+		else if (c == '%')
 		{
 			int			h,
 						l;
@@ -43,6 +46,12 @@ pct_decode(Arena *a, const char *s, size_t n, size_t *outlen)
 	if (outlen)
 		*outlen = o;
 	return out;
+}
+
+char *
+pct_decode(Arena *a, const char *s, size_t n, size_t *outlen)
+{
+	return decode(a, s, n, outlen, false);
 }
 
 bool
@@ -85,9 +94,9 @@ query_parse(Arena *a, const char *qs, size_t n, Query *out, const char **err)
 		for (eq = start; eq < end && qs[eq] != '='; eq++)
 			;
 		p = &out->items[out->n];
-		p->name = pct_decode(a, qs + start, eq - start, NULL);
+		p->name = decode(a, qs + start, eq - start, NULL, true);
 		if (eq < end)
-			p->value = pct_decode(a, qs + eq + 1, end - eq - 1, &p->value_len);
+			p->value = decode(a, qs + eq + 1, end - eq - 1, &p->value_len, true);
 		else
 		{
 			p->value = arena_strdup(a, "");

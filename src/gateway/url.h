@@ -53,12 +53,14 @@ typedef bool (*AccountCheck) (const char *name, size_t len, void *cls);
 
 /*
  * Percent-decode s[0..n) once into a NUL-terminated arena string. Returns NULL on a malformed
- * escape or a decoded NUL byte (the caller answers 400). plus_is_space is false everywhere: the
- * Table service (and the SDKs) send spaces as %20.
+ * escape or a decoded NUL byte (the caller answers 400). A '+' stays a '+' here (paths); in a
+ * query string (query_parse) it is a space, as form encoding writes it: the SDKs send %20, but
+ * with a shared access signature the JS SDK rebuilds the query with URLSearchParams, which writes
+ * '+' (and a real '+' as %2B).
  */
 extern char *pct_decode(Arena *a, const char *s, size_t n, size_t *outlen);
 
-/* Parse "a=b&c=d" (decoded once). false: malformed escape (err set). */
+/* Parse "a=b&c=d" (decoded once, '+' as a space). false: malformed escape (err set). */
 extern bool query_parse(Arena *a, const char *qs, size_t n, Query *out, const char **err);
 extern const char *query_get(const Query *q, const char *name);	/* first match, exact name; NULL if absent */
 extern bool query_has(const Query *q, const char *name);

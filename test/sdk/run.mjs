@@ -21,6 +21,7 @@ import './cases/queries.mjs';
 import './cases/paging.mjs';
 import './cases/batch.mjs';
 import './cases/limits.mjs';
+import './cases/sas.mjs';
 import './cases/raw_protocol.mjs';
 import './cases/raw_metadata.mjs';
 import './cases/raw_auth.mjs';

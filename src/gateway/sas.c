@@ -1,0 +1,435 @@
+/*
+ * sas.c - shared access signatures (see sas.h).
+ *
+ * Table service SAS, string to sign (every version the SDKs send):
+ *   sp \n st \n se \n /table/<account>/<tn in lower case> \n si \n sip \n spr \n sv \n spk \n srk \n epk \n erk
+ * Account SAS:
+ *   <account> \n sp \n ss \n srt \n st \n se \n sip \n spr \n sv \n            (sv before 2020-12-06)
+ *   <account> \n sp \n ss \n srt \n st \n se \n sip \n spr \n sv \n ses \n     (sv 2020-12-06 and later)
+ * Values are the decoded query parameters as sent; sig is base64 of the HMAC-SHA256 with either
+ * of the account's keys. st (optional) and se are UTC times; sip one IPv4 address or a range
+ * a-b; spr "https" or "https,http" (this listener is plain HTTP).
+ */
+#include "sas.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *
+param(const SasInput *in, const char *name)
+{
+	return query_get(in->query, name);
+}
+
+static const char *
+nz(const char *s)
+{
+	return s ? s : "";
+}
+
+char *
+sas_string_to_sign(const SasInput *in, SasKind kind)
+{
+	Buf			b;
+	const char *fields_service[] = {"si", "sip", "spr", "sv", "spk", "srk", "epk", "erk"};
+	const char *fields_account[] = {"sp", "ss", "srt", "st", "se", "sip", "spr", "sv"};
+	const char *sv = param(in, "sv");
+
+	if (sv == NULL)
+		return NULL;
+	buf_init(&b);
+	if (kind == SAS_SERVICE)
+	{
+		const char *tn = param(in, "tn");
+
+		if (tn == NULL)
+			return NULL;
+		buf_printf(&b, "%s\n%s\n%s\n/table/%s/", nz(param(in, "sp")), nz(param(in, "st")), nz(param(in, "se")),
+				   in->account);
+		for (const char *p = tn; *p; p++)
+			buf_printf(&b, "%c", (*p >= 'A' && *p <= 'Z') ? *p - 'A' + 'a' : *p);
+		for (size_t i = 0; i < sizeof(fields_service) / sizeof(*fields_service); i++)
+			buf_printf(&b, "\n%s", nz(param(in, fields_service[i])));
+	}
+	else
+	{
+		buf_puts(&b, in->account);
+		for (size_t i = 0; i < sizeof(fields_account) / sizeof(*fields_account); i++)
+			buf_printf(&b, "\n%s", nz(param(in, fields_account[i])));
+		buf_puts(&b, "\n");
+		if (strcmp(sv, "2020-12-06") >= 0)
+			buf_printf(&b, "%s\n", nz(param(in, "ses")));
+	}
+	if (b.failed)
+	{
+		buf_free(&b);
+		return NULL;
+	}
+	return buf_steal(&b);
+}
+
+static bool
+num(const char *s, int n, int *out)
+{
+	*out = 0;
+	for (int i = 0; i < n; i++)
+	{
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		*out = *out * 10 + (s[i] - '0');
+	}
+	return true;
+}
+
+bool
+sas_parse_time(const char *s, time_t *out)
+{
+	static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int			y,
+				mo,
+				d,
+				hh = 0,
+				mi = 0,
+				ss = 0;
+	size_t		n = s ? strlen(s) : 0;
+	const char *p;
+
+	if (n < 10 || s[4] != '-' || s[7] != '-' || !num(s, 4, &y) || !num(s + 5, 2, &mo) || !num(s + 8, 2, &d) ||
+		mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || y < 1970 ||
+		(mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
+		return false;
+	p = s + 10;
+	if (*p == 'T')
+	{
+		if (strlen(p) < 7 || p[3] != ':' || !num(p + 1, 2, &hh) || !num(p + 4, 2, &mi) || hh > 23 || mi > 59)
+			return false;
+		p += 6;
+		if (*p == ':')
+		{
+			if (!num(p + 1, 2, &ss) || ss > 59)
+				return false;
+			p += 3;
+			if (*p == '.')
+			{
+				int			digits = 0;
+
+				for (p++; *p >= '0' && *p <= '9'; p++)
+					digits++;
+				if (digits == 0 || digits > 7)
+					return false;
+			}
+		}
+		if (strcmp(p, "Z") != 0)
+			return false;
+	}
+	else if (*p != '\0')
+		return false;
+	*out = (time_t) (auth_days_from_civil(y, mo, d) * 86400L + hh * 3600L + mi * 60L + ss);
+	return true;
+}
+
+/* Permission letters to bits; false on a letter the kind does not know or a repeated one. */
+static bool
+parse_letters(const char *s, const char *letters, unsigned *out)
+{
+	*out = 0;
+	if (s == NULL || *s == '\0')
+		return false;
+	for (; *s; s++)
+	{
+		const char *at = strchr(letters, *s);
+
+		if (at == NULL || *s == '\0' || (*out & (1u << (at - letters))))
+			return false;
+		*out |= 1u << (at - letters);
+	}
+	return true;
+}
+
+/* account permission letters in SAS_P_* bit order: r a u d w l c p; blob/file-only letters
+ * (x y t f i) are accepted and grant nothing here */
+static bool
+account_perms(const char *s, unsigned *out)
+{
+	unsigned	bits;
+
+	if (!parse_letters(s, "raudwlcpxytfi", &bits))
+		return false;
+	*out = bits & 0xffu;
+	return true;
+}
+
+static bool
+ipv4(const char *s, size_t n, unsigned long *out)
+{
+	unsigned long v = 0;
+	int			parts = 0;
+	size_t		i = 0;
+
+	while (parts < 4)
+	{
+		int			octet = 0,
+					digits = 0;
+
+		while (i < n && s[i] >= '0' && s[i] <= '9' && digits < 4)
+		{
+			octet = octet * 10 + (s[i++] - '0');
+			digits++;
+		}
+		if (digits == 0 || digits > 3 || octet > 255)
+			return false;
+		v = (v << 8) | (unsigned long) octet;
+		parts++;
+		if (parts < 4)
+		{
+			if (i >= n || s[i] != '.')
+				return false;
+			i++;
+		}
+	}
+	if (i != n)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Is the client inside sip ("a" or "a-b")? A client that is not IPv4 is outside any range. */
+static SasResult
+check_ip(const char *sip, const char *client)
+{
+	const char *dash = strchr(sip, '-');
+	unsigned long lo,
+				hi,
+				c;
+
+	if (!ipv4(sip, dash ? (size_t) (dash - sip) : strlen(sip), &lo))
+		return SAS_MALFORMED;
+	hi = lo;
+	if (dash && (!ipv4(dash + 1, strlen(dash + 1), &hi) || hi < lo))
+		return SAS_MALFORMED;
+	if (client && strncmp(client, "::ffff:", 7) == 0)
+		client += 7;
+	if (client == NULL || !ipv4(client, strlen(client), &c))
+		return SAS_IP;
+	return (c >= lo && c <= hi) ? SAS_OK : SAS_IP;
+}
+
+SasResult
+sas_verify(const SasInput *in, const AccountKeys *keys, Sas *out)
+{
+	const char *sig = param(in, "sig");
+	const char *sp = param(in, "sp");
+	const char *st = param(in, "st");
+	const char *se = param(in, "se");
+	const char *sip = param(in, "sip");
+	const char *spr = param(in, "spr");
+	unsigned char mac[48];
+	time_t		t;
+	char	   *sts;
+	bool		ok = false;
+	SasResult	res;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = param(in, "tn") ? SAS_SERVICE : SAS_ACCOUNT;
+	if (sig == NULL || param(in, "sv") == NULL)
+		return SAS_MISSING;
+	if (param(in, "si") != NULL)
+		return SAS_POLICY;
+	if (sp == NULL || se == NULL)
+		return SAS_MISSING;
+	if (out->kind == SAS_ACCOUNT && (param(in, "ss") == NULL || param(in, "srt") == NULL))
+		return SAS_MISSING;
+	if (strlen(sig) != 44 || b64_decode(sig, 44, mac, sizeof(mac)) != 32)
+		return SAS_MALFORMED;
+
+	/* the signature first: nothing else of an unsigned token is worth an answer */
+	sts = sas_string_to_sign(in, out->kind);
+	if (sts == NULL)
+		return SAS_MISSING;
+	for (int k = 0; k < 2 && !ok; k++)
+		if (keys->key_len[k] > 0)
+			ok = auth_hmac_matches(keys->key[k], keys->key_len[k], sts, mac);
+	free(sts);
+	if (!ok)
+		return SAS_BAD_SIGNATURE;
+
+	if (!sas_parse_time(se, &t))
+		return SAS_MALFORMED;
+	if (in->now > t)
+		return SAS_EXPIRED;
+	if (st != NULL && *st != '\0')
+	{
+		if (!sas_parse_time(st, &t))
+			return SAS_MALFORMED;
+		if (in->now < t)
+			return SAS_NOT_YET_VALID;
+	}
+	if (sip != NULL && *sip != '\0' && (res = check_ip(sip, in->client_ip)) != SAS_OK)
+		return res;
+	if (spr != NULL && *spr != '\0')
+	{
+		if (strcmp(spr, "https") == 0)
+		{
+			if (!in->https)
+				return SAS_PROTOCOL;
+		}
+		else if (strcmp(spr, "https,http") != 0 && strcmp(spr, "http,https") != 0)
+			return SAS_MALFORMED;
+	}
+
+	if (out->kind == SAS_SERVICE)
+	{
+		if (!parse_letters(sp, "raud", &out->perms))
+			return SAS_MALFORMED;
+		out->table = param(in, "tn");
+		out->spk = param(in, "spk");
+		out->srk = param(in, "srk");
+		out->epk = param(in, "epk");
+		out->erk = param(in, "erk");
+		if ((out->srk && !out->spk) || (out->erk && !out->epk))
+			return SAS_MALFORMED;
+	}
+	else
+	{
+		unsigned	services;
+
+		if (!account_perms(sp, &out->perms) || !parse_letters(param(in, "srt"), "sco", &out->types) ||
+			!parse_letters(param(in, "ss"), "bqtf", &services))
+			return SAS_MALFORMED;
+		if (!(services & (1u << 2)))
+			return SAS_SERVICE_MISMATCH;
+	}
+	return SAS_OK;
+}
+
+const char *
+sas_result_code(SasResult r)
+{
+	switch (r)
+	{
+		case SAS_IP:
+			return "AuthorizationSourceIPMismatch";
+		case SAS_PROTOCOL:
+			return "AuthorizationProtocolMismatch";
+		case SAS_SERVICE_MISMATCH:
+			return "AuthorizationServiceMismatch";
+		default:
+			return "AuthenticationFailed";
+	}
+}
+
+const char *
+sas_result_text(SasResult r)
+{
+	switch (r)
+	{
+		case SAS_OK:
+			return "authorized";
+		case SAS_MISSING:
+			return "a shared access signature needs sv, sp, se and sig (and tn for a table's, ss and srt for an account's)";
+		case SAS_MALFORMED:
+			return "a field of the shared access signature is malformed (sp, st, se, sip, spr, ss, srt, a key range or sig)";
+		case SAS_NOT_YET_VALID:
+		case SAS_EXPIRED:
+			return "Signature not valid in the specified time frame";
+		case SAS_BAD_SIGNATURE:
+			return "Signature did not match. The string to sign is the service's for this kind of SAS";
+		case SAS_POLICY:
+			return "stored access policies (si) are not supported by this gateway yet";
+		case SAS_IP:
+			return "This request is not authorized to perform this operation using this source IP";
+		case SAS_PROTOCOL:
+			return "This request is not authorized to perform this operation using this protocol";
+		case SAS_SERVICE_MISMATCH:
+			return "This request is not authorized to perform this operation using this service (ss has no t)";
+	}
+	return "authentication failed";
+}
+
+/* the permission an entity or table operation needs: any of `any`, and all of `all` */
+typedef struct Need
+{
+	unsigned	types;			/* account: srt letters accepted (any of) */
+	unsigned	any;
+	unsigned	all;
+} Need;
+
+static Need
+need_of(SasOp op)
+{
+	switch (op)
+	{
+		case SOP_SERVICE_READ:
+			return (Need) {SAS_T_SERVICE, SAS_P_READ, 0};
+		case SOP_SERVICE_WRITE:
+			return (Need) {SAS_T_SERVICE, SAS_P_WRITE, 0};
+		case SOP_QUERY_TABLES:
+			return (Need) {SAS_T_CONTAINER, SAS_P_LIST, 0};
+		case SOP_CREATE_TABLE:
+			return (Need) {SAS_T_CONTAINER, SAS_P_ADD | SAS_P_CREATE | SAS_P_WRITE, 0};
+		case SOP_DELETE_TABLE:
+			return (Need) {SAS_T_CONTAINER, SAS_P_DELETE, 0};
+		case SOP_TABLE_ACL:
+			return (Need) {0, 0, 0};
+		case SOP_QUERY_ENTITIES:
+			return (Need) {SAS_T_CONTAINER | SAS_T_OBJECT, SAS_P_READ, 0};
+		case SOP_GET_ENTITY:
+			return (Need) {SAS_T_OBJECT, SAS_P_READ, 0};
+		case SOP_INSERT:
+			return (Need) {SAS_T_OBJECT, SAS_P_ADD, 0};
+		case SOP_UPDATE:
+			return (Need) {SAS_T_OBJECT, SAS_P_UPDATE, 0};
+		case SOP_UPSERT:
+			return (Need) {SAS_T_OBJECT, 0, SAS_P_ADD | SAS_P_UPDATE};
+		case SOP_DELETE_ENTITY:
+			return (Need) {SAS_T_OBJECT, SAS_P_DELETE, 0};
+		case SOP_BATCH:
+			return (Need) {SAS_T_OBJECT, SAS_P_READ | SAS_P_ADD | SAS_P_UPDATE | SAS_P_DELETE, 0};
+	}
+	return (Need) {0, 0, 0};
+}
+
+static bool
+entity_op(SasOp op)
+{
+	return op >= SOP_QUERY_ENTITIES;
+}
+
+const char *
+sas_allows(const Sas *sas, SasOp op, const char *table, const char **why)
+{
+	Need		n = need_of(op);
+
+	if (op == SOP_TABLE_ACL)
+	{
+		*why = "A table's access policies are read and set with the account key only.";
+		return "AuthorizationPermissionMismatch";
+	}
+	if (sas->kind == SAS_SERVICE)
+	{
+		if (!entity_op(op))
+		{
+			*why = "A table's shared access signature authorizes operations on its entities only.";
+			return "AuthorizationResourceTypeMismatch";
+		}
+		/* a batch's table is its sub-requests', each checked on its own */
+		if (op != SOP_BATCH && (table == NULL || !ascii_ieq(table, sas->table)))
+		{
+			*why = "The shared access signature is for another table.";
+			return "AuthorizationFailure";
+		}
+	}
+	else if (!(sas->types & n.types))
+	{
+		*why = "This request is not authorized to perform this operation using this resource type.";
+		return "AuthorizationResourceTypeMismatch";
+	}
+	if ((n.any && !(sas->perms & n.any)) || (sas->perms & n.all) != n.all)
+	{
+		*why = "This request is not authorized to perform this operation using this permission.";
+		return "AuthorizationPermissionMismatch";
+	}
+	return NULL;
+}

@@ -1,0 +1,114 @@
+/*
+ * sas.h - shared access signatures: a service SAS for one table (sv tn sp st se sip spr si spk
+ * srk epk erk sig) and an account SAS (sv ss srt sp st se sip spr ses sig), verified with the
+ * account's keys over the service's string to sign, with their times, IP range and protocol.
+ * What a verified SAS may do is sas_allows (permissions and resource types per operation); its
+ * key range is applied by the database (the REST functions' key_scope), on every path.
+ * Pure: no libmicrohttpd, no libpq.
+ */
+#ifndef GW_SAS_H
+#define GW_SAS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "auth.h"
+#include "url.h"
+
+/* permission letters, as bits */
+#define SAS_P_READ		(1u << 0)	/* r */
+#define SAS_P_ADD		(1u << 1)	/* a */
+#define SAS_P_UPDATE	(1u << 2)	/* u */
+#define SAS_P_DELETE	(1u << 3)	/* d */
+#define SAS_P_WRITE		(1u << 4)	/* w (account) */
+#define SAS_P_LIST		(1u << 5)	/* l (account) */
+#define SAS_P_CREATE	(1u << 6)	/* c (account) */
+#define SAS_P_PROCESS	(1u << 7)	/* p (account; queues) */
+
+/* account SAS resource types */
+#define SAS_T_SERVICE	(1u << 0)	/* s */
+#define SAS_T_CONTAINER (1u << 1)	/* c: tables */
+#define SAS_T_OBJECT	(1u << 2)	/* o: entities */
+
+typedef enum SasKind
+{
+	SAS_SERVICE,				/* a table's: tn */
+	SAS_ACCOUNT					/* ss, srt */
+} SasKind;
+
+typedef struct Sas
+{
+	SasKind		kind;
+	unsigned	perms;
+	unsigned	types;			/* account */
+	const char *table;			/* service: tn */
+	const char *spk;			/* service: the key range; NULL = open */
+	const char *srk;
+	const char *epk;
+	const char *erk;
+} Sas;
+
+/* What a request does, for the permission check. */
+typedef enum SasOp
+{
+	SOP_SERVICE_READ,			/* Get Service Properties / Stats */
+	SOP_SERVICE_WRITE,			/* Set Service Properties */
+	SOP_QUERY_TABLES,			/* Query Tables, GET Tables('t') */
+	SOP_CREATE_TABLE,
+	SOP_DELETE_TABLE,
+	SOP_TABLE_ACL,				/* Get/Set Table ACL: never with a SAS */
+	SOP_QUERY_ENTITIES,
+	SOP_GET_ENTITY,
+	SOP_INSERT,
+	SOP_UPDATE,					/* Update or Merge with If-Match */
+	SOP_UPSERT,					/* Insert Or Replace / Insert Or Merge */
+	SOP_DELETE_ENTITY,
+	SOP_BATCH					/* the request itself; its operations are checked one by one */
+} SasOp;
+
+typedef struct SasInput
+{
+	const Query *query;			/* the request's decoded query parameters */
+	const char *account;
+	const char *client_ip;		/* textual address, or NULL */
+	bool		https;
+	time_t		now;
+} SasInput;
+
+typedef enum SasResult
+{
+	SAS_OK,
+	SAS_MISSING,				/* sv, sp, se or sig (or ss/srt, tn) absent */
+	SAS_MALFORMED,				/* a field does not parse (times, permissions, sig, ranges) */
+	SAS_NOT_YET_VALID,
+	SAS_EXPIRED,
+	SAS_BAD_SIGNATURE,
+	SAS_POLICY,					/* si: stored access policies are not supported yet */
+	SAS_IP,						/* the client is outside sip */
+	SAS_PROTOCOL,				/* spr allows https only */
+	SAS_SERVICE_MISMATCH		/* an account SAS without t in ss */
+} SasResult;
+
+/* Verify the SAS in in->query with either key; on SAS_OK *out holds what it grants. */
+extern SasResult sas_verify(const SasInput *in, const AccountKeys *keys, Sas *out);
+
+/* The service's error code and an explanation for a failed verification. */
+extern const char *sas_result_code(SasResult r);
+extern const char *sas_result_text(SasResult r);
+
+/*
+ * NULL when sas may do op on table (NULL for service and Tables resources); otherwise the
+ * service's error code (AuthorizationPermissionMismatch, AuthorizationResourceTypeMismatch,
+ * AuthorizationFailure), with *why set to a sentence.
+ */
+extern const char *sas_allows(const Sas *sas, SasOp op, const char *table, const char **why);
+
+/* The string to sign of the SAS in in->query (malloc'd; NULL when a field is missing). For tests. */
+extern char *sas_string_to_sign(const SasInput *in, SasKind kind);
+
+/* An ISO 8601 UTC time as SAS fields write it ("2024-01-02", "2024-01-02T03:04Z",
+ * "2024-01-02T03:04:05Z", "2024-01-02T03:04:05.1234567Z") to seconds since 1970. */
+extern bool sas_parse_time(const char *s, time_t *out);
+
+#endif

@@ -93,3 +93,98 @@ AS 'MODULE_PATHNAME', 'tablestore_rest_batch' LANGUAGE C VOLATILE;
 
 COMMENT ON FUNCTION tablestore.rest_batch(text, text, text, text, text, text[]) IS
 'REST $batch: one changeset as execute_batch''s document (keys beside entities, entities as JSON text in entity_json, echo); one row per operation with its ETag and keys; every operation inside key_scope';
+
+-- the registry's event trigger also forgets a dropped table's access policies
+CREATE OR REPLACE FUNCTION tablestore_internal.forget_dropped_tables() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM tablestore.tables r
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.object_type = 'table' AND d.schema_name = 'tablestore_data' AND r.key = d.object_name;
+	DELETE FROM tablestore.access_policies a
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.object_type = 'table' AND d.schema_name = 'tablestore_data' AND a.table_key = d.object_name;
+END $$;
+
+--------------------------------------------------------------------------------------------------
+-- Stored access policies: a table's ACL (Get/Set Table ACL), which shared access signatures name
+-- with si; kept in the database so that pg_dump keeps them and deleting one revokes its tokens
+--------------------------------------------------------------------------------------------------
+
+CREATE TABLE tablestore.access_policies (
+	table_key text COLLATE "C" NOT NULL,	-- tablestore.tables.key (the table's lower-case name)
+	id text COLLATE "C" NOT NULL CHECK (length(id) BETWEEN 1 AND 64),
+	start timestamptz,
+	expiry timestamptz,
+	permission text COLLATE "C" CHECK (permission ~ '^r?a?u?d?$'),
+	PRIMARY KEY (table_key, id)
+);
+COMMENT ON TABLE tablestore.access_policies IS
+'Stored access policies of tables (at most 5 each, set by set_table_acl; dumped by pg_dump with the data)';
+SELECT pg_catalog.pg_extension_config_dump('tablestore.access_policies', '');
+GRANT SELECT ON tablestore.access_policies TO PUBLIC;
+
+CREATE FUNCTION tablestore.get_table_acl(tbl text)
+RETURNS TABLE (id text, start timestamptz, expiry timestamptz, permission text)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM tablestore.table_relation(tbl);	-- InvalidResourceName, TableNotFound
+	RETURN QUERY SELECT p.id::text, p.start, p.expiry, p.permission::text FROM tablestore.access_policies p
+		WHERE p.table_key = lower(tbl) ORDER BY p.id;
+END $$;
+
+COMMENT ON FUNCTION tablestore.get_table_acl(text) IS
+'Get Table ACL: the stored access policies of a table (Id, Start, Expiry, Permission), by Id';
+
+CREATE FUNCTION tablestore.set_table_acl(tbl text, policies jsonb) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rel regclass;
+	p jsonb;
+	perm text;
+	ids text[] := '{}';
+BEGIN
+	rel := tablestore.table_relation(tbl);	-- InvalidResourceName, TableNotFound
+	-- SECURITY DEFINER: the caller is the session's role
+	IF NOT pg_has_role(session_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = rel), 'USAGE') THEN
+		RAISE EXCEPTION USING ERRCODE = '42501',
+			MESSAGE = format('AuthorizationFailure: only the owner of table "%s" sets its access policies', left(tbl, 63));
+	END IF;
+	IF policies IS NULL OR jsonb_typeof(policies) <> 'array' THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: policies is a JSON array of {"Id", "Start", "Expiry", "Permission"}';
+	END IF;
+	IF jsonb_array_length(policies) > 5 THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: a table has at most 5 stored access policies, not %s', jsonb_array_length(policies));
+	END IF;
+	-- one writer at a time per table: the replacement is whole
+	PERFORM 1 FROM tablestore.tables t WHERE t.key = lower(tbl) FOR UPDATE;
+	DELETE FROM tablestore.access_policies a WHERE a.table_key = lower(tbl);
+	FOR p IN SELECT * FROM jsonb_array_elements(policies) LOOP
+		IF jsonb_typeof(p) <> 'object' OR jsonb_typeof(p->'Id') IS DISTINCT FROM 'string'
+		   OR length(p->>'Id') NOT BETWEEN 1 AND 64 THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: every policy has an Id of 1 to 64 characters';
+		END IF;
+		IF (p->>'Id') = ANY (ids) THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the policy Id "%s" is given twice', p->>'Id');
+		END IF;
+		ids := ids || (p->>'Id');
+		perm := NULL;
+		IF p ? 'Permission' AND jsonb_typeof(p->'Permission') <> 'null' THEN
+			IF (p->>'Permission') !~ '^[raud]*$' OR length(p->>'Permission') <> (SELECT count(DISTINCT c) FROM regexp_split_to_table(p->>'Permission', '') c) THEN
+				RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the Permission of policy "%s" is letters of "raud", each at most once', p->>'Id');
+			END IF;
+			-- the service's order
+			perm := concat(CASE WHEN strpos(p->>'Permission', 'r') > 0 THEN 'r' END, CASE WHEN strpos(p->>'Permission', 'a') > 0 THEN 'a' END,
+						   CASE WHEN strpos(p->>'Permission', 'u') > 0 THEN 'u' END, CASE WHEN strpos(p->>'Permission', 'd') > 0 THEN 'd' END);
+		END IF;
+		BEGIN
+			INSERT INTO tablestore.access_policies (table_key, id, start, expiry, permission)
+			VALUES (lower(tbl), p->>'Id', (p->>'Start')::timestamptz, (p->>'Expiry')::timestamptz, perm);
+		EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_text_representation THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the Start or Expiry of policy "%s" is not a time', p->>'Id');
+		END;
+	END LOOP;
+END $$;
+
+COMMENT ON FUNCTION tablestore.set_table_acl(text, jsonb) IS
+'Set Table ACL: replace a table''s stored access policies (at most 5: [{"Id","Start","Expiry","Permission"}]); the table''s owner only';

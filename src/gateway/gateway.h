@@ -153,6 +153,7 @@ extern void tables_handle(Req *r);
 extern void entities_handle(Req *r);
 extern void batch_handle(Req *r);
 extern void service_handle(Req *r);
+extern void acl_handle(Req *r);
 
 /* log.c */
 extern void log_request(Req *r);

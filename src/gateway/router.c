@@ -5,6 +5,7 @@
  * and the route table.
  */
 #include "gateway.h"
+#include "sqlapi.h"
 
 #include <string.h>
 #include <time.h>
@@ -91,6 +92,54 @@ scope_literal(Req *r, const Sas *sas)
 	return out;
 }
 
+static void
+sas_refuse(Req *r, SasResult res)
+{
+	resp_error(r, sas_result_code(res),
+			   "Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature. (%s)",
+			   sas_result_text(res));
+}
+
+/*
+ * The stored access policy a verified SAS names (si), read for every request, so that deleting
+ * the policy revokes its tokens at once. false: answered.
+ */
+static bool
+sas_with_policy(Req *r, const SasInput *in)
+{
+	const char *params[2] = {query_get(in->query, "tn"), query_get(in->query, "si")};
+	SqlError	err;
+	PGresult   *res = sql_call(r, SQL_GET_POLICY, params, &err);
+	SasPolicy	policy = {0};
+	SasResult	sr;
+
+	if (res == NULL)
+	{
+		if (err.status == 404 || err.status == 400)
+			sas_refuse(r, SAS_POLICY_NOT_FOUND);	/* no such table: nothing to authorize */
+		else
+			sql_error_respond(r, &err);
+		return false;
+	}
+	if (PQntuples(res) != 1)
+	{
+		PQclear(res);
+		sas_refuse(r, SAS_POLICY_NOT_FOUND);
+		return false;
+	}
+	policy.start = PQgetisnull(res, 0, 0) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, 0, 0));
+	policy.expiry = PQgetisnull(res, 0, 1) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, 0, 1));
+	policy.permission = PQgetisnull(res, 0, 2) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, 0, 2));
+	PQclear(res);
+	sr = sas_verify(in, &r->account->keys, &policy, &r->sas_storage);
+	if (sr != SAS_OK)
+	{
+		sas_refuse(r, sr);
+		return false;
+	}
+	return true;
+}
+
 static bool
 authenticate_sas(Req *r)
 {
@@ -102,12 +151,15 @@ authenticate_sas(Req *r)
 	in.client_ip = r->client_ip[0] ? r->client_ip : NULL;
 	in.https = false;			/* this listener is plain HTTP */
 	in.now = time(NULL);
-	res = sas_verify(&in, &r->account->keys, &r->sas_storage);
-	if (res != SAS_OK)
+	res = sas_verify(&in, &r->account->keys, NULL, &r->sas_storage);
+	if (res == SAS_POLICY_NEEDED)
 	{
-		resp_error(r, sas_result_code(res),
-				   "Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature. (%s)",
-				   sas_result_text(res));
+		if (!sas_with_policy(r, &in))
+			return false;
+	}
+	else if (res != SAS_OK)
+	{
+		sas_refuse(r, res);
 		return false;
 	}
 	r->sas = &r->sas_storage;
@@ -295,7 +347,7 @@ router_dispatch(Req *r)
 			return;
 		case RES_TABLE:
 			if (r->xml)
-				service_handle(r);	/* ?comp=acl */
+				acl_handle(r);	/* ?comp=acl */
 			else if (verb_is(r, "GET") || (verb_is(r, "POST") && !r->target.table_parens))
 				entities_handle(r);
 			else

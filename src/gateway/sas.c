@@ -8,7 +8,8 @@
  *   <account> \n sp \n ss \n srt \n st \n se \n sip \n spr \n sv \n ses \n     (sv 2020-12-06 and later)
  * Values are the decoded query parameters as sent; sig is base64 of the HMAC-SHA256 with either
  * of the account's keys. st (optional) and se are UTC times; sip one IPv4 address or a range
- * a-b; spr "https" or "https,http" (this listener is plain HTTP).
+ * a-b; spr "https" or "https,http". A table's SAS may name a stored access policy (si), which
+ * then gives sp, st and se that the token leaves out.
  */
 #include "sas.h"
 #include "util.h"
@@ -216,15 +217,28 @@ check_ip(const char *sip, const char *client)
 	return (c >= lo && c <= hi) ? SAS_OK : SAS_IP;
 }
 
+/* A field from the token, else from the stored policy; both is an error (the service's rule). */
+static bool
+effective(const char *token, const char *policy, const char **out)
+{
+	if (token != NULL && *token == '\0')
+		token = NULL;
+	if (token != NULL && policy != NULL)
+		return false;
+	*out = token ? token : policy;
+	return true;
+}
+
 SasResult
-sas_verify(const SasInput *in, const AccountKeys *keys, Sas *out)
+sas_verify(const SasInput *in, const AccountKeys *keys, const SasPolicy *policy, Sas *out)
 {
 	const char *sig = param(in, "sig");
-	const char *sp = param(in, "sp");
-	const char *st = param(in, "st");
-	const char *se = param(in, "se");
+	const char *si = param(in, "si");
 	const char *sip = param(in, "sip");
 	const char *spr = param(in, "spr");
+	const char *sp,
+			   *st,
+			   *se;
 	unsigned char mac[48];
 	time_t		t;
 	char	   *sts;
@@ -235,12 +249,10 @@ sas_verify(const SasInput *in, const AccountKeys *keys, Sas *out)
 	out->kind = param(in, "tn") ? SAS_SERVICE : SAS_ACCOUNT;
 	if (sig == NULL || param(in, "sv") == NULL)
 		return SAS_MISSING;
-	if (param(in, "si") != NULL)
-		return SAS_POLICY;
-	if (sp == NULL || se == NULL)
-		return SAS_MISSING;
 	if (out->kind == SAS_ACCOUNT && (param(in, "ss") == NULL || param(in, "srt") == NULL))
 		return SAS_MISSING;
+	if (out->kind == SAS_ACCOUNT && si != NULL)
+		return SAS_MALFORMED;	/* an account SAS has no stored policy */
 	if (strlen(sig) != 44 || b64_decode(sig, 44, mac, sizeof(mac)) != 32)
 		return SAS_MALFORMED;
 
@@ -255,11 +267,19 @@ sas_verify(const SasInput *in, const AccountKeys *keys, Sas *out)
 	if (!ok)
 		return SAS_BAD_SIGNATURE;
 
+	if (si != NULL && policy == NULL)
+		return SAS_POLICY_NEEDED;
+	if (!effective(param(in, "sp"), policy ? policy->permission : NULL, &sp) ||
+		!effective(param(in, "st"), policy ? policy->start : NULL, &st) ||
+		!effective(param(in, "se"), policy ? policy->expiry : NULL, &se))
+		return SAS_POLICY_CONFLICT;
+	if (sp == NULL || se == NULL)
+		return SAS_MISSING;
 	if (!sas_parse_time(se, &t))
 		return SAS_MALFORMED;
 	if (in->now > t)
 		return SAS_EXPIRED;
-	if (st != NULL && *st != '\0')
+	if (st != NULL)
 	{
 		if (!sas_parse_time(st, &t))
 			return SAS_MALFORMED;
@@ -336,8 +356,12 @@ sas_result_text(SasResult r)
 			return "Signature not valid in the specified time frame";
 		case SAS_BAD_SIGNATURE:
 			return "Signature did not match. The string to sign is the service's for this kind of SAS";
-		case SAS_POLICY:
-			return "stored access policies (si) are not supported by this gateway yet";
+		case SAS_POLICY_NEEDED:
+			return "the stored access policy named by si is needed";
+		case SAS_POLICY_NOT_FOUND:
+			return "the table has no stored access policy of the identifier si names";
+		case SAS_POLICY_CONFLICT:
+			return "a field is given both by the shared access signature and by its stored access policy";
 		case SAS_IP:
 			return "This request is not authorized to perform this operation using this source IP";
 		case SAS_PROTOCOL:

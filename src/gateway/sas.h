@@ -1,7 +1,8 @@
 /*
  * sas.h - shared access signatures: a service SAS for one table (sv tn sp st se sip spr si spk
  * srk epk erk sig) and an account SAS (sv ss srt sp st se sip spr ses sig), verified with the
- * account's keys over the service's string to sign, with their times, IP range and protocol.
+ * account's keys over the service's string to sign, with their times, IP range and protocol, and
+ * a stored access policy's permissions and times when the SAS names one.
  * What a verified SAS may do is sas_allows (permissions and resource types per operation); its
  * key range is applied by the database (the REST functions' key_scope), on every path.
  * Pure: no libmicrohttpd, no libpq.
@@ -84,14 +85,28 @@ typedef enum SasResult
 	SAS_NOT_YET_VALID,
 	SAS_EXPIRED,
 	SAS_BAD_SIGNATURE,
-	SAS_POLICY,					/* si: stored access policies are not supported yet */
+	SAS_POLICY_NEEDED,			/* si: the signature is right; call again with the policy */
+	SAS_POLICY_NOT_FOUND,		/* si names no policy of the table (the caller's verdict) */
+	SAS_POLICY_CONFLICT,		/* sp, st or se both in the token and in the policy */
 	SAS_IP,						/* the client is outside sip */
 	SAS_PROTOCOL,				/* spr allows https only */
 	SAS_SERVICE_MISMATCH		/* an account SAS without t in ss */
 } SasResult;
 
-/* Verify the SAS in in->query with either key; on SAS_OK *out holds what it grants. */
-extern SasResult sas_verify(const SasInput *in, const AccountKeys *keys, Sas *out);
+/* A stored access policy's fields (NULL when the policy leaves them out). */
+typedef struct SasPolicy
+{
+	const char *start;
+	const char *expiry;
+	const char *permission;
+} SasPolicy;
+
+/*
+ * Verify the SAS in in->query with either key; on SAS_OK *out holds what it grants. A SAS that
+ * names a stored access policy (si) answers SAS_POLICY_NEEDED once its signature is checked when
+ * policy is NULL; the caller looks the policy up and calls again with it.
+ */
+extern SasResult sas_verify(const SasInput *in, const AccountKeys *keys, const SasPolicy *policy, Sas *out);
 
 /* The service's error code and an explanation for a failed verification. */
 extern const char *sas_result_code(SasResult r);

@@ -3,8 +3,6 @@
  *   GET  ?restype=service&comp=properties  a valid StorageServiceProperties document (logging,
  *        metrics and CORS all off); PUT is accepted (202) and not stored.
  *   GET  ?restype=service&comp=stats       geo-replication "live" (there is no secondary).
- *   GET  t?comp=acl                        an empty SignedIdentifiers list (no stored policies);
- *   PUT  t?comp=acl                        501 NotImplemented (stored access policies come with SAS).
  */
 #include "gateway.h"
 
@@ -35,16 +33,6 @@ service_handle(Req *r)
 	bool		get = strcmp(r->verb, "GET") == 0;
 	bool		put = strcmp(r->verb, "PUT") == 0;
 
-	if (r->target.kind == RES_TABLE)
-	{
-		if (get)
-			xml(r, 200, "<?xml version=\"1.0\" encoding=\"utf-8\"?><SignedIdentifiers />");
-		else if (put)
-			resp_error(r, "NotImplemented", "Stored access policies are not supported by this gateway yet.");
-		else
-			resp_error(r, "UnsupportedHttpVerb", "The resource doesn't support the specified HTTP verb.");
-		return;
-	}
 	if (restype && strcmp(restype, "service") == 0 && comp && strcmp(comp, "properties") == 0)
 	{
 		if (get)

@@ -18,6 +18,9 @@ typedef struct SqlDef
 	bool		read_only;
 } SqlDef;
 
+/* a timestamptz as the service writes times: 2024-01-02T03:04:05.0000000Z */
+#define ISO_UTC(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"0Z\"')"
+
 static const SqlDef defs[SQL__COUNT] = {
 	[SQL_CREATE_TABLE] = {"gw_create_table",
 		"SELECT table_name, body FROM tablestore.rest_create_table($1::text, $2::text, $3::text, $4::text)", 4, false},
@@ -39,6 +42,12 @@ static const SqlDef defs[SQL__COUNT] = {
 		"SELECT body, next_partition_key, next_row_key FROM tablestore.rest_query_entities($1::text, $2::text, $3::text, $4::int, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text[])", 10, true},
 	[SQL_BATCH] = {"gw_batch",
 		"SELECT etag, partition_key, row_key, body FROM tablestore.rest_batch($1::text, $2::text, $3::text, $4::text, $5::text, $6::text[])", 6, false},
+	[SQL_GET_ACL] = {"gw_get_acl",
+		"SELECT id, " ISO_UTC("start") ", " ISO_UTC("expiry") ", permission FROM tablestore.get_table_acl($1::text)", 1, true},
+	[SQL_SET_ACL] = {"gw_set_acl",
+		"SELECT tablestore.set_table_acl($1::text, $2::jsonb)", 2, false},
+	[SQL_GET_POLICY] = {"gw_get_policy",
+		"SELECT " ISO_UTC("start") ", " ISO_UTC("expiry") ", permission FROM tablestore.get_table_acl($1::text) WHERE id = $2::text", 2, true},
 };
 
 const char *

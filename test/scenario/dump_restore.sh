@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test/scenario/dump_restore.sh - pg_dump / pg_restore of a database with several tables gives the
-# same entities with the same ETags and Timestamps, the same registry (names with their case),
-# working triggers, and a database that accepts new writes (also with If-Match on restored ETags).
+# same entities with the same ETags and Timestamps, the same registry (names with their case), the
+# same stored access policies, working triggers, and a database that accepts new writes (also with
+# If-Match on restored ETags).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SRC=scenario_dump_src
 DST=scenario_dump_dst
@@ -21,6 +22,7 @@ FROM generate_series(1, 500, 3) i;
 SELECT tablestore.insert_entity('OrderLines', format('{"PartitionKey":"o%s","RowKey":"%s","Qty":%s}', i % 11, i, i)::tablestore.entity)
 FROM generate_series(1, 300) i;
 SELECT tablestore.insert_entity('LogTail20141201', '{"PartitionKey":"log","RowKey":"0001","msg":"hello"}');
+SELECT tablestore.set_table_acl('Customers', '[{"Id":"readers","Start":"2026-01-01T00:00:00Z","Expiry":"2030-01-01T00:00:00Z","Permission":"r"},{"Id":"writers","Permission":"au"}]');
 CREATE VIEW everything AS
 	SELECT 'Customers' AS t, partition_key, row_key, "timestamp", etag, tablestore.entity_to_binary(properties) AS p FROM tablestore_data.customers
 	UNION ALL SELECT 'OrderLines', partition_key, row_key, "timestamp", etag, tablestore.entity_to_binary(properties) FROM tablestore_data.orderlines
@@ -31,6 +33,9 @@ snapshot() {
 }
 snapshot $SRC >"$WORK/before.txt"
 q $SRC "SELECT name, key FROM tablestore.tables ORDER BY 1" >"$WORK/registry_before.txt"
+ACL="SELECT string_agg(concat_ws(' ', id, start AT TIME ZONE 'UTC', expiry AT TIME ZONE 'UTC', permission), '; ' ORDER BY id) FROM tablestore.get_table_acl('Customers')"
+acl_before=$(q $SRC "$ACL")
+check "stored access policies set" "$acl_before" "readers 2026-01-01 00:00:00 2030-01-01 00:00:00 r; writers au"
 
 for format in custom plain; do
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DST" -c "CREATE DATABASE $DST" >/dev/null
@@ -45,6 +50,7 @@ for format in custom plain; do
 	check "$format: $(wc -l <"$WORK/before.txt") entities identical (keys, Timestamp, ETag, bytes)" \
 		"$(cmp -s "$WORK/before.txt" "$WORK/after.txt" && echo same || echo different)" "same"
 	check "$format: registry restored with case" "$(q $DST "SELECT name, key FROM tablestore.tables ORDER BY 1")" "$(cat "$WORK/registry_before.txt")"
+	check "$format: stored access policies restored" "$(q $DST "$ACL")" "$acl_before"
 	check "$format: list_tables" "$(q $DST "SELECT string_agg(t, ',') FROM tablestore.list_tables() t")" "Customers,LogTail20141201,OrderLines"
 	check "$format: triggers restored" "$(q $DST "SELECT count(*) FROM pg_trigger WHERE tgname = 'stamp'")" "3"
 	# the restored database takes new writes, and the restored ETags still work as If-Match values

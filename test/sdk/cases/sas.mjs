@@ -284,3 +284,100 @@ test('sas.account-expired', 'an account SAS past its expiry is 403 Authenticatio
 		const svc = new TableServiceClient(ctx.endpoint, new AzureSASCredential(token), ctx.clientOptions);
 		await rejects((async () => { for await (const t of svc.listTables()) void t; })(), { status: 403, code: 'AuthenticationFailed' }, 'Query Tables');
 	});
+
+const ACL = 'doc: Set Table ACL / Get Table ACL';
+
+test('sas.acl-roundtrip', 'setAccessPolicy stores up to 5 policies and getAccessPolicy returns them; 6 are refused; an empty list clears them',
+	`${ACL}: a table has at most five stored access policies (Id up to 64 characters, Start, Expiry, Permission)`, async (ctx) => {
+		const tc = await ctx.newTable('acl');
+		const start = new Date(Date.UTC(2026, 0, 2, 3, 4, 5));
+		const expiry = new Date(Date.UTC(2030, 5, 6, 7, 8, 9));
+		await tc.setAccessPolicy([
+			{ id: 'readers', accessPolicy: { start, expiry, permission: 'r' } },
+			{ id: 'writers', accessPolicy: { permission: 'raud' } },
+			{ id: 'x'.repeat(64), accessPolicy: { expiry } },
+		]);
+		const got = await tc.getAccessPolicy(); // the SDK answers the list itself
+		const ids = got.map((s) => s.id).sort();
+		deepEq(ids, ['readers', 'writers', 'x'.repeat(64)].sort(), 'the Ids');
+		const readers = got.find((s) => s.id === 'readers');
+		eq(readers.accessPolicy?.permission, 'r', 'readers: Permission');
+		eq(new Date(readers.accessPolicy?.start).getTime(), start.getTime(), 'readers: Start');
+		eq(new Date(readers.accessPolicy?.expiry).getTime(), expiry.getTime(), 'readers: Expiry');
+		eq(got.find((s) => s.id === 'writers').accessPolicy?.permission, 'raud', 'writers: Permission');
+		await rejects(tc.setAccessPolicy(Array.from({ length: 6 }, (_, i) => ({ id: `p${i}`, accessPolicy: { permission: 'r' } }))),
+			{ status: 400 }, 'six policies');
+		eq((await tc.getAccessPolicy()).length, 3, 'the policies after the refused Set');
+		await tc.setAccessPolicy([]);
+		eq((await tc.getAccessPolicy()).length, 0, 'after an empty Set');
+	});
+
+test('sas.stored-policy', 'a SAS naming a stored policy takes its permissions and times; changing or deleting the policy changes or revokes the token',
+	`${SAS}: si names a stored access policy, which gives the fields the token leaves out (a field may not be in both); ${ACL}: deleting a policy revokes the signatures issued under it`, async (ctx) => {
+		const tc = await ctx.newTable('acl');
+		await tc.createEntity({ partitionKey: 'p', rowKey: 'r' });
+		await tc.setAccessPolicy([{ id: 'readers', accessPolicy: { permission: 'r', expiry: new Date(Date.now() + HOUR) } }]);
+		const c = sasClient(ctx, tc.tableName, generateTableSas(tc.tableName, ctx.credential, { identifier: 'readers' }));
+		eq((await c.getEntity('p', 'r')).rowKey, 'r', 'a read under the policy');
+		await rejects(c.createEntity({ partitionKey: 'p', rowKey: 's' }), { status: 403, code: 'AuthorizationPermissionMismatch' }, 'an insert under a read policy');
+		// widen the policy: the same token may now insert
+		await tc.setAccessPolicy([{ id: 'readers', accessPolicy: { permission: 'ra', expiry: new Date(Date.now() + HOUR) } }]);
+		await accepts(c.createEntity({ partitionKey: 'p', rowKey: 's' }), 'an insert after the policy was widened');
+		// a policy that has expired
+		await tc.setAccessPolicy([{ id: 'readers', accessPolicy: { permission: 'r', expiry: new Date(Date.now() - 60_000) } }]);
+		await rejects(c.getEntity('p', 'r'), { status: 403, code: 'AuthenticationFailed' }, 'a read after the policy expired');
+		// a token that sets a field its policy sets too
+		await tc.setAccessPolicy([{ id: 'readers', accessPolicy: { permission: 'r', expiry: new Date(Date.now() + HOUR) } }]);
+		const both = sasClient(ctx, tc.tableName, generateTableSas(tc.tableName, ctx.credential, { identifier: 'readers', permissions: { query: true } }));
+		await rejects(both.getEntity('p', 'r'), { status: 403, code: 'AuthenticationFailed' }, 'sp in the token and in the policy');
+		// a policy without an expiry, the token giving it
+		await tc.setAccessPolicy([{ id: 'readers', accessPolicy: { permission: 'r' } }]);
+		const dated = sasClient(ctx, tc.tableName, generateTableSas(tc.tableName, ctx.credential, { identifier: 'readers', expiresOn: new Date(Date.now() + HOUR) }));
+		await accepts(dated.getEntity('p', 'r'), 'the expiry from the token, the permission from the policy');
+		// deleting the policy revokes every token naming it
+		await tc.setAccessPolicy([]);
+		await rejects(dated.getEntity('p', 'r'), { status: 403, code: 'AuthenticationFailed' }, 'a read after the policy was deleted');
+		await rejects(c.getEntity('p', 'r'), { status: 403, code: 'AuthenticationFailed' }, 'the first token after the policy was deleted');
+	});
+
+test('raw.acl-xml', 'Set Table ACL reads the documented XML (declaration, whitespace, entities) and Get returns it; malformed XML is 400 InvalidXmlDocument',
+	`${ACL}: the request body is a SignedIdentifiers document; *Common REST API error codes*: InvalidXmlDocument`, async (ctx) => {
+		const tc = await ctx.newTable('acl');
+		const body = `<?xml version="1.0" encoding="utf-8"?>
+<SignedIdentifiers>
+  <SignedIdentifier>
+    <Id>a&amp;b&#x43;</Id>
+    <AccessPolicy>
+      <Start>2026-01-02T03:04:05.0000000Z</Start>
+      <Expiry>2027-01-02T03:04:05Z</Expiry>
+      <Permission>ru</Permission>
+    </AccessPolicy>
+  </SignedIdentifier>
+  <!-- a comment -->
+  <SignedIdentifier><Id>second</Id><AccessPolicy/></SignedIdentifier>
+</SignedIdentifiers>`;
+		const put = await ctx.raw.request({ method: 'PUT', path: tc.tableName, query: 'comp=acl', body, headers: { 'Content-Type': 'application/xml' } });
+		eq(put.status, 204, 'Set Table ACL');
+		const get = await ctx.raw.request({ path: tc.tableName, query: 'comp=acl', headers: { Accept: 'application/xml' } });
+		eq(get.status, 200, 'Get Table ACL');
+		ok(/<SignedIdentifier><Id>a&amp;bC<\/Id><AccessPolicy><Start>2026-01-02T03:04:05\.0000000Z<\/Start><Expiry>2027-01-02T03:04:05\.0000000Z<\/Expiry><Permission>ru<\/Permission><\/AccessPolicy><\/SignedIdentifier>/.test(get.text),
+			`the first policy as stored: ${get.text.slice(0, 300)}`);
+		ok(/<SignedIdentifier><Id>second<\/Id><AccessPolicy><\/AccessPolicy><\/SignedIdentifier>/.test(get.text), 'the second policy, without fields');
+		for (const [what, bad] of [
+			['not XML', 'hello'],
+			['an unclosed element', '<SignedIdentifiers><SignedIdentifier><Id>x</Id>'],
+			['another root', '<Policies/>'],
+			['an identifier without an Id', '<SignedIdentifiers><SignedIdentifier><AccessPolicy/></SignedIdentifier></SignedIdentifiers>'],
+			['a bad entity', '<SignedIdentifiers><SignedIdentifier><Id>&nope;</Id></SignedIdentifier></SignedIdentifiers>'],
+			['six identifiers', `<SignedIdentifiers>${Array.from({ length: 6 }, (_, i) => `<SignedIdentifier><Id>p${i}</Id></SignedIdentifier>`).join('')}</SignedIdentifiers>`],
+		]) {
+			const res = await ctx.raw.request({ method: 'PUT', path: tc.tableName, query: 'comp=acl', body: bad, headers: { 'Content-Type': 'application/xml' } });
+			eq(res.status, 400, `${what}: status`);
+			ok(/InvalidXmlDocument|InvalidInput/.test(res.text + (res.headers['x-ms-error-code'] ?? '')), `${what}: code (${res.headers['x-ms-error-code']})`);
+		}
+		const after = await ctx.raw.request({ path: tc.tableName, query: 'comp=acl' });
+		ok(after.text.includes('<Id>second</Id>'), 'the policies after the refused Sets');
+		const bad = await ctx.raw.request({ method: 'PUT', path: tc.tableName, query: 'comp=acl', headers: { 'Content-Type': 'application/xml' },
+			body: '<SignedIdentifiers><SignedIdentifier><Id>p</Id><AccessPolicy><Permission>rw</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>' });
+		eq(bad.status, 400, 'a permission letter a table does not know');
+	});

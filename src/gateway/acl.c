@@ -1,0 +1,93 @@
+/*
+ * acl.c - Get and Set Table ACL (t?comp=acl): the table's stored access policies, kept by the
+ * extension (tablestore.get_table_acl / set_table_acl); the XML is acl_xml.c's. Set answers 204.
+ * A shared access signature never reaches here (router.c refuses it).
+ */
+#include "acl_xml.h"
+#include "gateway.h"
+#include "sqlapi.h"
+
+#include <string.h>
+
+static char *
+field(Req *r, const PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, row, col));
+}
+
+static void
+get_acl(Req *r)
+{
+	const char *params[1] = {r->target.table};
+	AclPolicy	p[ACL_MAX_POLICIES];
+	SqlError	err;
+	PGresult   *res = sql_call(r, SQL_GET_ACL, params, &err);
+	int			n;
+
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	n = PQntuples(res) < ACL_MAX_POLICIES ? PQntuples(res) : ACL_MAX_POLICIES;
+	for (int i = 0; i < n; i++)
+	{
+		p[i].id = field(r, res, i, 0);
+		p[i].start = field(r, res, i, 1);
+		p[i].expiry = field(r, res, i, 2);
+		p[i].permission = field(r, res, i, 3);
+	}
+	PQclear(res);
+	r->resp.status = 200;
+	buf_free(&r->resp.body);
+	acl_xml_render(&r->resp.body, p, n);
+	r->resp.content_type = "application/xml";
+}
+
+static void
+set_acl(Req *r)
+{
+	AclPolicy	p[ACL_MAX_POLICIES];
+	int			n;
+	const char *why = NULL;
+	const char *params[2];
+	Buf			json;
+	SqlError	err;
+	PGresult   *res;
+
+	if (!acl_xml_parse(&r->arena, r->body.data ? r->body.data : "", r->body.len, p, &n, &why))
+	{
+		resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: %s.", why);
+		return;
+	}
+	buf_init(&json);
+	acl_json(&json, p, n);
+	if (json.failed)
+	{
+		buf_free(&json);
+		resp_error(r, "ServerBusy", "out of memory");
+		return;
+	}
+	params[0] = r->target.table;
+	params[1] = json.data;
+	res = sql_call(r, SQL_SET_ACL, params, &err);
+	buf_free(&json);
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	PQclear(res);
+	resp_empty(r, 204);
+}
+
+void
+acl_handle(Req *r)
+{
+	if (strcmp(r->verb, "GET") == 0)
+		get_acl(r);
+	else if (strcmp(r->verb, "PUT") == 0)
+		set_acl(r);
+	else
+		resp_error(r, "UnsupportedHttpVerb", "The resource doesn't support the specified HTTP verb %s.", r->verb);
+}

@@ -544,6 +544,49 @@ COMMENT ON FUNCTION tablestore.set_table_acl(text, jsonb) IS
 'Set Table ACL: replace a table''s stored access policies (at most 5: [{"Id","Start","Expiry","Permission"}]); the table''s owner only';
 
 --------------------------------------------------------------------------------------------------
+-- Service properties: the document of Set Table Service Properties (logging, metrics, CORS rules),
+-- kept in the database so that every gateway of the database reads the same rules and pg_dump
+-- keeps them
+--------------------------------------------------------------------------------------------------
+
+CREATE TABLE tablestore.service_properties (
+	singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+	document text NOT NULL CHECK (length(document) <= 65536),
+	updated timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE tablestore.service_properties IS
+'The Table service properties of this database (one row, written by set_service_properties; dumped by pg_dump with the data)';
+SELECT pg_catalog.pg_extension_config_dump('tablestore.service_properties', '');
+GRANT SELECT ON tablestore.service_properties TO PUBLIC;
+
+CREATE FUNCTION tablestore.get_service_properties() RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT document FROM tablestore.service_properties
+$$;
+
+COMMENT ON FUNCTION tablestore.get_service_properties() IS
+'Get Table Service Properties: the stored StorageServiceProperties document, NULL before the first Set';
+
+CREATE FUNCTION tablestore.set_service_properties(document text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	-- SECURITY DEFINER: the caller is the session's role, which must be a member of the database's owner
+	IF NOT pg_has_role(session_user, (SELECT d.datdba FROM pg_database d WHERE d.datname = current_database()), 'USAGE') THEN
+		RAISE EXCEPTION USING ERRCODE = '42501',
+			MESSAGE = 'AuthorizationFailure: only the owner of the database sets the service properties';
+	END IF;
+	IF document IS NULL OR length(document) > 65536 OR document !~ '^<\?xml[^>]*\?><StorageServiceProperties>' THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00',
+			MESSAGE = 'InvalidInput: the service properties are a StorageServiceProperties document of at most 64 KiB';
+	END IF;
+	INSERT INTO tablestore.service_properties AS p (document) VALUES (set_service_properties.document)
+	ON CONFLICT (singleton) DO UPDATE SET document = EXCLUDED.document, updated = pg_catalog.now();
+END $$;
+
+COMMENT ON FUNCTION tablestore.set_service_properties(text) IS
+'Set Table Service Properties: store the whole StorageServiceProperties document (tablestore-gateway merges and checks it); the database owner only';
+
+--------------------------------------------------------------------------------------------------
 -- Scoped access: a role limited to a key range of a table (shared access signatures, in SQL)
 --------------------------------------------------------------------------------------------------
 

@@ -20,10 +20,9 @@ typedef struct AclPolicy
 } AclPolicy;
 
 /*
- * Parse a SignedIdentifiers document (an empty body is no policies). Accepted: an XML
- * declaration, whitespace between elements, comments, the five predefined entities and
- * character references; elements without attributes. false: *err is a fixed reason, also for
- * more than ACL_MAX_POLICIES policies or a policy without an Id.
+ * Parse a SignedIdentifiers document (an empty body is no policies; xml.h says what XML is
+ * read). false: *err is a fixed reason, also for more than ACL_MAX_POLICIES policies, a policy
+ * without an Id, an unknown or repeated element, a text over ACL_MAX_FIELD bytes.
  */
 extern bool acl_xml_parse(Arena *a, const char *xml, size_t n, AclPolicy *out, int *count, const char **err);
 

@@ -40,6 +40,7 @@ static const CodeStatus codes[] = {
 	{"AuthorizationServiceMismatch", 403},
 	{"AuthorizationSourceIPMismatch", 403},
 	{"AuthorizationProtocolMismatch", 403},
+	{"CorsPreflightFailure", 403},
 	{"InsufficientAccountPermissions", 403},
 	{"ResourceNotFound", 404},
 	{"TableNotFound", 404},

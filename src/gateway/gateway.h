@@ -17,6 +17,8 @@
 #define GW_ARENA_LIMIT (64u * 1024 * 1024)	/* per-request arena cap */
 
 struct Pool;
+typedef struct PropsCache PropsCache;
+struct ServiceProps;
 
 typedef struct Account
 {
@@ -24,6 +26,7 @@ typedef struct Account
 	AccountKeys keys;
 	char	   *dsn;			/* libpq connection string */
 	struct Pool *pool;
+	PropsCache *props;			/* the service properties, cached for CORS (service.c) */
 } Account;
 
 typedef enum LogLevel
@@ -70,7 +73,7 @@ typedef struct RespHeader
 	const char *value;
 } RespHeader;
 
-#define RESP_MAX_HEADERS 24
+#define RESP_MAX_HEADERS 32
 
 typedef struct Resp
 {
@@ -106,6 +109,9 @@ typedef struct Req
 	const char *x_http_method;
 	const char *content_length;
 	const char *expect;
+	const char *origin;			/* CORS */
+	const char *ac_request_method;
+	const char *ac_request_headers;
 
 	Buf			body;			/* request body (at most GW_MAX_BODY) */
 	bool		body_too_large;
@@ -153,6 +159,13 @@ extern void tables_handle(Req *r);
 extern void entities_handle(Req *r);
 extern void batch_handle(Req *r);
 extern void service_handle(Req *r);
+extern PropsCache *props_cache_create(void);
+/* The account's service properties (cached; allocated in r's arena). false: out of memory. */
+extern bool service_props_current(Req *r, struct ServiceProps *out);
+
+/* cors.c */
+extern void cors_preflight(Req *r);
+extern void cors_actual(Req *r);
 extern void acl_handle(Req *r);
 
 /* log.c */

@@ -8,7 +8,7 @@
 
 GW_DIR := src/gateway
 GW_SRCS := $(addprefix $(GW_DIR)/, main.c config.c listener.c router.c url.c auth.c sas.c pool.c sqlapi.c \
-	tables.c entities.c batch.c batch_parse.c service.c acl.c acl_xml.c response.c errors.c continuation.c log.c \
+	tables.c entities.c batch.c batch_parse.c service.c props.c cors.c acl.c acl_xml.c xml.c response.c errors.c continuation.c log.c \
 	common.c util.c)
 GW_OBJS := $(GW_SRCS:.c=.gw.o)
 GW_BIN := $(GW_DIR)/tablestore-gateway

@@ -103,6 +103,9 @@ collect_headers(Req *r, struct MHD_Connection *con)
 	r->x_http_method = hdr(con, "X-HTTP-Method");
 	r->content_length = hdr(con, "Content-Length");
 	r->expect = hdr(con, "Expect");
+	r->origin = hdr(con, "Origin");
+	r->ac_request_method = hdr(con, "Access-Control-Request-Method");
+	r->ac_request_headers = hdr(con, "Access-Control-Request-Headers");
 }
 
 /* a header value we echo must be short and printable */

@@ -189,7 +189,8 @@ main(int argc, char **argv)
 
 		a->pool = pool_create(a->dsn, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
 							  gw_config.statement_timeout_ms);
-		if (a->pool == NULL)
+		a->props = props_cache_create();
+		if (a->pool == NULL || a->props == NULL)
 		{
 			fprintf(stderr, "tablestore-gateway: out of memory\n");
 			return 1;

@@ -274,8 +274,19 @@ unsupported_verb(Req *r)
 				r->target.kind == RES_TABLES_ONE ? "GET, DELETE" : "POST");
 }
 
+static void route(Req *r);
+
 void
 router_dispatch(Req *r)
+{
+	route(r);
+	/* CORS headers on every answer to a request with Origin, errors included */
+	if (r->origin != NULL && r->account != NULL && strcmp(r->method, "OPTIONS") != 0)
+		cors_actual(r);
+}
+
+static void
+route(Req *r)
 {
 	const char *err = NULL;
 	const char *comp;
@@ -306,6 +317,11 @@ router_dispatch(Req *r)
 	if (r->account == NULL)
 	{
 		resp_error(r, "AuthenticationFailed", "The account addressed by the request does not exist on this server.");
+		return;
+	}
+	if (strcmp(r->method, "OPTIONS") == 0)
+	{
+		cors_preflight(r);		/* before authentication: browsers send no credentials */
 		return;
 	}
 	if (!r->xml && !negotiate(r))

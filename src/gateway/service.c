@@ -1,29 +1,189 @@
 /*
- * service.c - the XML service resources, answered minimally:
- *   GET  ?restype=service&comp=properties  a valid StorageServiceProperties document (logging,
- *        metrics and CORS all off); PUT is accepted (202) and not stored.
- *   GET  ?restype=service&comp=stats       geo-replication "live" (there is no secondary).
+ * service.c - the account's service resources:
+ *   GET  ?restype=service&comp=properties  the stored properties (logging, metrics, CORS), or all off
+ *   PUT  ?restype=service&comp=properties  merged into the stored ones (202): the elements the
+ *        document names replace those stored, in tablestore.service_properties
+ *   GET  ?restype=service&comp=stats       geo-replication "live" (there is no secondary)
+ * and the per-account cache of the properties that CORS reads on every request with an Origin
+ * (cors.c): reloaded when older than PROPS_CACHE_MS, refreshed at once by a Set through this
+ * gateway.
  */
 #include "gateway.h"
+#include "props.h"
+#include "sqlapi.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
+#define PROPS_CACHE_MS 5000.0
+
+struct PropsCache
+{
+	pthread_mutex_t mu;
+	Arena		arena;
+	ServiceProps props;
+	bool		loaded;
+	double		loaded_ms;
+};
+
+PropsCache *
+props_cache_create(void)
+{
+	PropsCache *c = calloc(1, sizeof(PropsCache));
+
+	if (c == NULL)
+		return NULL;
+	pthread_mutex_init(&c->mu, NULL);
+	arena_init(&c->arena, 1024 * 1024);
+	props_default(&c->props);
+	return c;
+}
+
+/*
+ * The stored properties from the database into *out (allocated in r's arena); all off before the
+ * first Set. false: the database could not be read (err set).
+ */
+static bool
+props_read(Req *r, ServiceProps *out, SqlError *err)
+{
+	PGresult   *res = sql_call(r, SQL_GET_PROPS, NULL, err);
+	const char *why = NULL;
+
+	if (res == NULL)
+		return false;
+	props_default(out);
+	if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+	{
+		const char *doc = PQgetvalue(res, 0, 0);
+		ServiceProps stored;
+
+		/* the gateway wrote it; a document it cannot read (edited by hand) counts as all off */
+		if (props_parse(&r->arena, doc, strlen(doc), &stored, &why))
+			props_merge(out, &stored);
+		else
+			log_msg("account %s: the stored service properties do not parse (%s); using defaults", r->account->name, why);
+	}
+	PQclear(res);
+	return true;
+}
+
+/* Put props into the account's cache (the cache's own copy). */
 static void
-xml(Req *r, int status, const char *doc)
+cache_store(PropsCache *c, const ServiceProps *props)
+{
+	Arena		fresh;
+	ServiceProps copy;
+
+	arena_init(&fresh, 1024 * 1024);
+	if (!props_copy(&fresh, props, &copy))
+	{
+		arena_free(&fresh);
+		return;
+	}
+	pthread_mutex_lock(&c->mu);
+	arena_free(&c->arena);
+	c->arena = fresh;
+	c->props = copy;
+	c->loaded = true;
+	c->loaded_ms = now_ms();
+	pthread_mutex_unlock(&c->mu);
+}
+
+bool
+service_props_current(Req *r, ServiceProps *out)
+{
+	PropsCache *c = r->account->props;
+	bool		fresh,
+				ok;
+	SqlError	err;
+
+	pthread_mutex_lock(&c->mu);
+	fresh = c->loaded && now_ms() - c->loaded_ms < PROPS_CACHE_MS;
+	pthread_mutex_unlock(&c->mu);
+	if (!fresh)
+	{
+		ServiceProps loaded;
+
+		if (props_read(r, &loaded, &err))
+			cache_store(c, &loaded);
+	}
+	/* a database that cannot be read leaves the last rules known (or none) in force */
+	pthread_mutex_lock(&c->mu);
+	ok = props_copy(&r->arena, &c->props, out);
+	pthread_mutex_unlock(&c->mu);
+	return ok;
+}
+
+static void
+xml(Req *r, int status, Buf *doc)
 {
 	r->resp.status = status;
 	buf_free(&r->resp.body);
-	buf_puts(&r->resp.body, doc);
+	r->resp.body = *doc;
 	r->resp.content_type = "application/xml";
 }
 
-static const char properties_doc[] =
-"<?xml version=\"1.0\" encoding=\"utf-8\"?><StorageServiceProperties>"
-"<Logging><Version>1.0</Version><Delete>false</Delete><Read>false</Read><Write>false</Write>"
-"<RetentionPolicy><Enabled>false</Enabled></RetentionPolicy></Logging>"
-"<HourMetrics><Version>1.0</Version><Enabled>false</Enabled><RetentionPolicy><Enabled>false</Enabled></RetentionPolicy></HourMetrics>"
-"<MinuteMetrics><Version>1.0</Version><Enabled>false</Enabled><RetentionPolicy><Enabled>false</Enabled></RetentionPolicy></MinuteMetrics>"
-"<Cors /></StorageServiceProperties>";
+static void
+get_properties(Req *r)
+{
+	ServiceProps p;
+	SqlError	err;
+	Buf			doc;
+
+	if (!props_read(r, &p, &err))
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	cache_store(r->account->props, &p);
+	buf_init(&doc);
+	props_render(&doc, &p);
+	xml(r, 200, &doc);
+}
+
+static void
+set_properties(Req *r)
+{
+	ServiceProps update,
+				merged;
+	SqlError	err;
+	const char *why = NULL;
+	const char *params[1];
+	PGresult   *res;
+	Buf			doc;
+
+	if (!props_parse(&r->arena, r->body.data ? r->body.data : "", r->body.len, &update, &why))
+	{
+		resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: %s.", why);
+		return;
+	}
+	if (!props_read(r, &merged, &err))
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	props_merge(&merged, &update);
+	buf_init(&doc);
+	props_render(&doc, &merged);
+	if (doc.failed)
+	{
+		buf_free(&doc);
+		resp_error(r, "ServerBusy", "out of memory");
+		return;
+	}
+	params[0] = doc.data;
+	res = sql_call(r, SQL_SET_PROPS, params, &err);
+	buf_free(&doc);
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	PQclear(res);
+	cache_store(r->account->props, &merged);
+	resp_empty(r, 202);
+}
 
 void
 service_handle(Req *r)
@@ -36,9 +196,9 @@ service_handle(Req *r)
 	if (restype && strcmp(restype, "service") == 0 && comp && strcmp(comp, "properties") == 0)
 	{
 		if (get)
-			xml(r, 200, properties_doc);
+			get_properties(r);
 		else if (put)
-			resp_empty(r, 202);
+			set_properties(r);
 		else
 			resp_error(r, "UnsupportedHttpVerb", "The resource doesn't support the specified HTTP verb.");
 		return;
@@ -46,11 +206,13 @@ service_handle(Req *r)
 	if (restype && strcmp(restype, "service") == 0 && comp && strcmp(comp, "stats") == 0 && get)
 	{
 		char		t[64];
+		Buf			doc;
 
 		http_date(t, time(NULL));
-		xml(r, 200, arena_printf(&r->arena,
-								 "<?xml version=\"1.0\" encoding=\"utf-8\"?><StorageServiceStats><GeoReplication>"
-								 "<Status>live</Status><LastSyncTime>%s</LastSyncTime></GeoReplication></StorageServiceStats>", t));
+		buf_init(&doc);
+		buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"utf-8\"?><StorageServiceStats><GeoReplication>"
+				   "<Status>live</Status><LastSyncTime>%s</LastSyncTime></GeoReplication></StorageServiceStats>", t);
+		xml(r, 200, &doc);
 		return;
 	}
 	resp_error(r, "InvalidQueryParameterValue", "The account root supports ?restype=service&comp=properties and comp=stats only.");

@@ -48,6 +48,10 @@ static const SqlDef defs[SQL__COUNT] = {
 		"SELECT tablestore.set_table_acl($1::text, $2::jsonb)", 2, false},
 	[SQL_GET_POLICY] = {"gw_get_policy",
 		"SELECT " ISO_UTC("start") ", " ISO_UTC("expiry") ", permission FROM tablestore.get_table_acl($1::text) WHERE id = $2::text", 2, true},
+	[SQL_GET_PROPS] = {"gw_get_props",
+		"SELECT tablestore.get_service_properties()", 0, true},
+	[SQL_SET_PROPS] = {"gw_set_props",
+		"SELECT tablestore.set_service_properties($1::text)", 1, false},
 };
 
 const char *

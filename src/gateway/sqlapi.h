@@ -23,6 +23,8 @@ typedef enum SqlStmt
 	SQL_GET_ACL,
 	SQL_SET_ACL,
 	SQL_GET_POLICY,
+	SQL_GET_PROPS,
+	SQL_SET_PROPS,
 	SQL__COUNT
 } SqlStmt;
 

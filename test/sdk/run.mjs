@@ -22,6 +22,7 @@ import './cases/paging.mjs';
 import './cases/batch.mjs';
 import './cases/limits.mjs';
 import './cases/sas.mjs';
+import './cases/service.mjs';
 import './cases/raw_protocol.mjs';
 import './cases/raw_metadata.mjs';
 import './cases/raw_auth.mjs';

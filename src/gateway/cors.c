@@ -1,0 +1,88 @@
+/*
+ * cors.c - cross-origin requests by the account's CORS rules (Set Table Service Properties):
+ *
+ *   preflight: OPTIONS with Origin and Access-Control-Request-Method (and -Headers), answered
+ *     before authentication: 200 with Access-Control-Allow-Origin/-Methods/-Headers/-Max-Age when
+ *     a rule allows the origin, the method and every requested header; 403 CorsPreflightFailure
+ *     otherwise (also when no rule is set); 400 without the two headers.
+ *   actual requests with Origin: the answer (whatever its status) carries
+ *     Access-Control-Allow-Origin and -Expose-Headers when a rule allows the origin and the
+ *     method; otherwise no CORS header, and the request is served as any other.
+ *
+ * An origin rule "*" answers "*"; otherwise the origin is echoed with
+ * Access-Control-Allow-Credentials: true and Vary: Origin.
+ */
+#include "gateway.h"
+#include "props.h"
+
+#include <string.h>
+
+static void
+allow_origin(Req *r, const CorsRule *rule)
+{
+	if (rule->origins && strcmp(rule->origins, "*") == 0)
+		resp_header(r, "Access-Control-Allow-Origin", "*");
+	else
+	{
+		resp_header(r, "Access-Control-Allow-Origin", r->origin);
+		resp_header(r, "Access-Control-Allow-Credentials", "true");
+		resp_header(r, "Vary", "Origin");
+	}
+}
+
+/* a header value we echo: printable ASCII, bounded */
+static bool
+echoable(const char *v)
+{
+	size_t		n = strlen(v);
+
+	if (n > 4096)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char) v[i] < 0x20 || (unsigned char) v[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+void
+cors_preflight(Req *r)
+{
+	ServiceProps p;
+	const CorsRule *rule;
+
+	if (r->origin == NULL || r->ac_request_method == NULL || !echoable(r->origin) ||
+		!echoable(r->ac_request_method) || (r->ac_request_headers && !echoable(r->ac_request_headers)))
+	{
+		resp_error(r, "MissingRequiredHeader",
+				   "A CORS preflight request needs the headers Origin and Access-Control-Request-Method.");
+		return;
+	}
+	if (!service_props_current(r, &p) ||
+		(rule = props_cors_match(&p, r->origin, r->ac_request_method, r->ac_request_headers)) == NULL)
+	{
+		resp_error(r, "CorsPreflightFailure", "CORS not enabled or no matching rule found for this request.");
+		return;
+	}
+	resp_empty(r, 200);
+	allow_origin(r, rule);
+	resp_header(r, "Access-Control-Allow-Methods", r->ac_request_method);
+	if (r->ac_request_headers)
+		resp_header(r, "Access-Control-Allow-Headers", r->ac_request_headers);
+	resp_header(r, "Access-Control-Max-Age", arena_printf(&r->arena, "%d", rule->max_age));
+}
+
+void
+cors_actual(Req *r)
+{
+	ServiceProps p;
+	const CorsRule *rule;
+
+	if (r->origin == NULL || !echoable(r->origin) || !service_props_current(r, &p))
+		return;
+	rule = props_cors_match(&p, r->origin, r->method, NULL);
+	if (rule == NULL)
+		return;
+	allow_origin(r, rule);
+	if (rule->exposed_headers)
+		resp_header(r, "Access-Control-Expose-Headers", rule->exposed_headers);
+}

@@ -193,6 +193,27 @@ config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 	}
 	if (strcmp(key, "accounts") == 0)
 		return config_add_accounts(c, v, err, errlen);
+	if (strcmp(key, "tls_cert") == 0 || strcmp(key, "tls_key") == 0 || strcmp(key, "oauth_keys") == 0)
+	{
+		char	  **field = key[4] == 'c' ? &c->tls_cert : key[4] == 'k' ? &c->tls_key : &c->oauth_keys;
+
+		free(*field);
+		*field = strdup(v);
+		return true;
+	}
+	if (strcmp(key, "oauth") == 0)
+	{
+		if (strcmp(v, "basic") == 0)
+			c->oauth = true;
+		else if (strcmp(v, "off") == 0)
+			c->oauth = false;
+		else
+		{
+			snprintf(err, errlen, "oauth must be basic or off");
+			return false;
+		}
+		return true;
+	}
 	snprintf(err, errlen, "unknown setting \"%.40s\"", key);
 	return false;
 }
@@ -304,6 +325,21 @@ config_load_file(Config *c, const char *path, char *err, size_t errlen)
 bool
 config_finish(Config *c, char *err, size_t errlen)
 {
+	if ((c->tls_cert == NULL) != (c->tls_key == NULL))
+	{
+		snprintf(err, errlen, "HTTPS needs both a certificate (--cert) and its key (--key)");
+		return false;
+	}
+	if (c->oauth && c->tls_cert == NULL)
+	{
+		snprintf(err, errlen, "bearer tokens (--oauth basic) are accepted over HTTPS only: give --cert and --key");
+		return false;
+	}
+	if (c->oauth_keys && !c->oauth)
+	{
+		snprintf(err, errlen, "--oauth-keys needs --oauth basic");
+		return false;
+	}
 	for (int i = 0; i < c->naccounts; i++)
 	{
 		Account    *a = &c->accounts[i];

@@ -33,6 +33,7 @@ static const CodeStatus codes[] = {
 	{"InvalidXmlDocument", 400},
 	{"XHttpVerbNotSupported", 400},
 	{"NotSupported", 400},
+	{"InvalidAuthenticationInfo", 401},
 	{"AuthenticationFailed", 403},
 	{"AuthorizationFailure", 403},
 	{"AuthorizationPermissionMismatch", 403},
@@ -96,6 +97,8 @@ http_reason(int status)
 			return "No Content";
 		case 400:
 			return "Bad Request";
+		case 401:
+			return "Unauthorized";
 		case 403:
 			return "Forbidden";
 		case 404:

@@ -7,6 +7,7 @@
 #define GW_GATEWAY_H
 
 #include "auth.h"
+#include "oauth.h"
 #include "sas.h"
 #include "url.h"
 #include "util.h"
@@ -52,6 +53,11 @@ typedef struct Config
 	size_t		header_limit;	/* per-connection memory for the request line and headers */
 	char	   *default_dsn;	/* for accounts without their own dsn */
 	LogLevel	log_level;
+	char	   *tls_cert;		/* PEM files: with both, the listener speaks HTTPS only */
+	char	   *tls_key;
+	bool		oauth;			/* bearer tokens (HTTPS only): "--oauth basic" */
+	char	   *oauth_keys;		/* PEM file of public keys or certificates: RS256 signatures required */
+	OAuthKeys	token_keys;		/* loaded from oauth_keys at start-up */
 	Account		accounts[GW_MAX_ACCOUNTS];
 	int			naccounts;
 } Config;

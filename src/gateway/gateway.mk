@@ -7,7 +7,7 @@
 #   make gateway              the gateway alone
 
 GW_DIR := src/gateway
-GW_SRCS := $(addprefix $(GW_DIR)/, main.c config.c listener.c router.c url.c auth.c sas.c pool.c sqlapi.c \
+GW_SRCS := $(addprefix $(GW_DIR)/, main.c config.c listener.c router.c url.c auth.c sas.c oauth.c pool.c sqlapi.c \
 	tables.c entities.c batch.c batch_parse.c service.c props.c cors.c acl.c acl_xml.c xml.c response.c errors.c continuation.c log.c \
 	common.c util.c)
 GW_OBJS := $(GW_SRCS:.c=.gw.o)

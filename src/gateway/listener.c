@@ -243,9 +243,43 @@ on_request(void *cls, struct MHD_Connection *con, const char *url, const char *m
 	return send_response(con, r);
 }
 
+/* A whole (small) file into memory, NUL-terminated; NULL with err set. */
+static char *
+read_file(const char *path, const char *what, char *err, size_t errlen)
+{
+	FILE	   *f = fopen(path, "rb");
+	char	   *data;
+	long		n;
+
+	if (f == NULL)
+	{
+		snprintf(err, errlen, "cannot open the %s %s", what, path);
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || n > 1024 * 1024 || fseek(f, 0, SEEK_SET) != 0 ||
+		(data = malloc((size_t) n + 1)) == NULL)
+	{
+		fclose(f);
+		snprintf(err, errlen, "cannot read the %s %s (at most 1 MiB)", what, path);
+		return NULL;
+	}
+	if (fread(data, 1, (size_t) n, f) != (size_t) n)
+	{
+		fclose(f);
+		free(data);
+		snprintf(err, errlen, "cannot read the %s %s", what, path);
+		return NULL;
+	}
+	fclose(f);
+	data[n] = '\0';
+	return data;
+}
+
 bool
 listener_start(char *err, size_t errlen)
 {
+	static char *tls_cert;
+	static char *tls_key;
 	static struct sockaddr_in6 sa6;
 	static struct sockaddr_in sa4;
 	struct sockaddr *sa;
@@ -253,6 +287,18 @@ listener_start(char *err, size_t errlen)
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 		(gw_config.threads == 0 ? MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL : MHD_USE_EPOLL);
 
+	if (gw_config.tls_cert)
+	{
+		if (!MHD_is_feature_supported(MHD_FEATURE_TLS))
+		{
+			snprintf(err, errlen, "this libmicrohttpd was built without TLS");
+			return false;
+		}
+		if ((tls_cert = read_file(gw_config.tls_cert, "certificate", err, errlen)) == NULL ||
+			(tls_key = read_file(gw_config.tls_key, "private key", err, errlen)) == NULL)
+			return false;
+		flags |= MHD_USE_TLS;
+	}
 	memset(&sa4, 0, sizeof(sa4));
 	memset(&sa6, 0, sizeof(sa6));
 	if (inet_pton(AF_INET, gw_config.listen_addr, &sa4.sin_addr) == 1)
@@ -274,7 +320,7 @@ listener_start(char *err, size_t errlen)
 		return false;
 	}
 	{
-		struct MHD_OptionItem ops[16];
+		struct MHD_OptionItem ops[20];
 		int			n = 0;
 
 #define OPT(o, v, p) ops[n++] = (struct MHD_OptionItem) {(o), (intptr_t) (v), (p)}
@@ -289,6 +335,11 @@ listener_start(char *err, size_t errlen)
 		OPT(MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL);
 		OPT(MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL);
 		OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL);
+		if (tls_cert)
+		{
+			OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, tls_cert);
+			OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, tls_key);
+		}
 		OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
 		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_config.port, NULL, NULL, on_request, NULL,
@@ -296,7 +347,8 @@ listener_start(char *err, size_t errlen)
 	}
 	if (daemon_handle == NULL)
 	{
-		snprintf(err, errlen, "cannot listen on %s:%d (in use, or not allowed)", gw_config.listen_addr, gw_config.port);
+		snprintf(err, errlen, "cannot listen on %s:%d (in use, not allowed%s)", gw_config.listen_addr, gw_config.port,
+				 tls_cert ? ", or the certificate and key are not a PEM pair" : "");
 		return false;
 	}
 	return true;

@@ -38,6 +38,9 @@ usage(FILE *f)
 			"  --max-connections N       client connections (default 1000)\n"
 			"  --header-limit BYTES      request line + headers per connection (default 32768)\n"
 			"  --log quiet|requests|debug  (default requests: one line per request on stderr)\n"
+			"  --cert FILE --key FILE    serve HTTPS with this PEM certificate (chain) and private key\n"
+			"  --oauth basic             accept bearer tokens (HTTPS only): aud, iss, nbf, exp checked\n"
+			"  --oauth-keys FILE         with --oauth: RS256 signatures verified with these PEM public keys\n"
 			"  --print-sql               print the prepared statements and exit\n"
 			"  --help, --version\n"
 			"\n"
@@ -64,6 +67,10 @@ main(int argc, char **argv)
 		{"max-connections", required_argument, NULL, 'm'},
 		{"header-limit", required_argument, NULL, 'H'},
 		{"log", required_argument, NULL, 'L'},
+		{"cert", required_argument, NULL, 'C'},
+		{"key", required_argument, NULL, 'K'},
+		{"oauth", required_argument, NULL, 'O'},
+		{"oauth-keys", required_argument, NULL, 'J'},
 		{"print-sql", no_argument, NULL, 'x'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'v'},
@@ -132,6 +139,18 @@ main(int argc, char **argv)
 			case 'L':
 				key = "log";
 				break;
+			case 'C':
+				key = "tls_cert";
+				break;
+			case 'K':
+				key = "tls_key";
+				break;
+			case 'O':
+				key = "oauth";
+				break;
+			case 'J':
+				key = "oauth_keys";
+				break;
 			case 'x':
 				for (int s = 0; s < SQL__COUNT; s++)
 					printf("%s;\n", sql_text((SqlStmt) s));
@@ -176,7 +195,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "tablestore-gateway: --%s: %s\n", flagset[i].key, err);
 			return 2;
 		}
-	if (!config_finish(&gw_config, err, sizeof(err)))
+	if (!config_finish(&gw_config, err, sizeof(err)) ||
+		(gw_config.oauth_keys && !oauth_load_keys(gw_config.oauth_keys, &gw_config.token_keys, err, sizeof(err))))
 	{
 		fprintf(stderr, "tablestore-gateway: %s\n", err);
 		return 2;
@@ -213,9 +233,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "tablestore-gateway: %s\n", err);
 		return 1;
 	}
-	log_msg("tablestore-gateway %s listening on http://%s:%d (%d account%s, %d threads, %d connections per account)",
-			GW_VERSION, gw_config.listen_addr, gw_config.port, gw_config.naccounts,
-			gw_config.naccounts == 1 ? "" : "s", gw_config.threads, gw_config.pool_size);
+	log_msg("tablestore-gateway %s listening on %s://%s:%d (%d account%s, %d threads, %d connections per account%s)",
+			GW_VERSION, gw_config.tls_cert ? "https" : "http", gw_config.listen_addr, gw_config.port, gw_config.naccounts,
+			gw_config.naccounts == 1 ? "" : "s", gw_config.threads, gw_config.pool_size,
+			gw_config.oauth ? (gw_config.oauth_keys ? ", bearer tokens with RS256 signatures" : ", bearer tokens (basic)") : "");
 	sigwait(&sigs, &sig);
 	log_msg("signal %d: stopping", sig);
 	listener_stop();

@@ -149,7 +149,7 @@ authenticate_sas(Req *r)
 	in.query = &r->target.query;
 	in.account = r->account->name;
 	in.client_ip = r->client_ip[0] ? r->client_ip : NULL;
-	in.https = false;			/* this listener is plain HTTP */
+	in.https = gw_config.tls_cert != NULL;	/* the listener speaks one protocol */
 	in.now = time(NULL);
 	res = sas_verify(&in, &r->account->keys, NULL, &r->sas_storage);
 	if (res == SAS_POLICY_NEEDED)
@@ -172,6 +172,27 @@ authenticate_sas(Req *r)
 	return true;
 }
 
+/* A bearer token (--oauth basic, HTTPS only); one that passes grants what the account key grants. */
+static bool
+authenticate_bearer(Req *r)
+{
+	OAuthResult res;
+
+	if (!gw_config.oauth)
+	{
+		resp_error(r, "AuthenticationFailed",
+				   "Server failed to authenticate the request. Bearer tokens are not accepted by this gateway (start it with --oauth basic and HTTPS).");
+		return false;
+	}
+	res = oauth_check(r->authorization, r->account->name, time(NULL), &gw_config.token_keys);
+	if (res == OAUTH_OK)
+		return true;
+	resp_error(r, "InvalidAuthenticationInfo", "Server failed to authenticate the request. %s.", oauth_result_text(res));
+	resp_header(r, "WWW-Authenticate",
+				"Bearer authorization_uri=https://login.microsoftonline.com/common/oauth2/authorize resource_id=https://storage.azure.com");
+	return false;
+}
+
 static bool
 authenticate(Req *r)
 {
@@ -182,6 +203,8 @@ authenticate(Req *r)
 	r->key_scope = NULL;
 	if (r->authorization == NULL && query_has(&r->target.query, "sig"))
 		return authenticate_sas(r);
+	if (oauth_is_bearer(r->authorization))
+		return authenticate_bearer(r);
 	in.method = r->method;
 	in.authorization = r->authorization;
 	in.content_md5 = r->content_md5;
@@ -259,9 +282,9 @@ set_base(Req *r)
 	if (host == NULL || strlen(host) > 255 || strpbrk(host, " \"'<>\\/") != NULL)
 		host = arena_printf(&r->arena, "%s:%d", gw_config.listen_addr, gw_config.port);
 	if (r->target.host_style)
-		r->base = arena_printf(&r->arena, "http://%s", host);
+		r->base = arena_printf(&r->arena, "%s://%s", gw_config.tls_cert ? "https" : "http", host);
 	else
-		r->base = arena_printf(&r->arena, "http://%s/%s", host, r->account->name);
+		r->base = arena_printf(&r->arena, "%s://%s/%s", gw_config.tls_cert ? "https" : "http", host, r->account->name);
 }
 
 static void

@@ -392,7 +392,7 @@ need_of(SasOp op)
 		case SOP_QUERY_TABLES:
 			return (Need) {SAS_T_CONTAINER, SAS_P_LIST, 0};
 		case SOP_CREATE_TABLE:
-			return (Need) {SAS_T_CONTAINER, SAS_P_ADD | SAS_P_CREATE | SAS_P_WRITE, 0};
+			return (Need) {SAS_T_CONTAINER, SAS_P_CREATE | SAS_P_WRITE, 0};
 		case SOP_DELETE_TABLE:
 			return (Need) {SAS_T_CONTAINER, SAS_P_DELETE, 0};
 		case SOP_TABLE_ACL:

@@ -381,3 +381,36 @@ test('raw.acl-xml', 'Set Table ACL reads the documented XML (declaration, whites
 			body: '<SignedIdentifiers><SignedIdentifier><Id>p</Id><AccessPolicy><Permission>rw</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>' });
 		eq(bad.status, 400, 'a permission letter a table does not know');
 	});
+
+test('sas.account-letters', 'an account SAS grants exactly its letters: l lists tables, w creates them, d deletes, r reads, a inserts, u updates, a+u upserts',
+	`${ACCOUNT_SAS}: permissions r (read), w (write), d (delete), l (list), a (add), u (update) by operation`, async (ctx) => {
+		const tc = await ctx.newTable('sas');
+		await tc.createEntity({ partitionKey: 'p', rowKey: 'seed', v: 1 });
+		const letters = { query: 'r', write: 'w', delete: 'd', list: 'l', add: 'a', update: 'u' };
+		let n = 0;
+		for (const [perm, letter] of Object.entries(letters)) {
+			const cred = new AzureSASCredential(generateAccountSas(ctx.credential,
+				{ expiresOn: new Date(Date.now() + HOUR), permissions: { [perm]: true }, resourceTypes: 'sco' }));
+			const svc = new TableServiceClient(ctx.endpoint, cred, ctx.clientOptions);
+			const c = new TableClient(ctx.endpoint, tc.tableName, cred, ctx.clientOptions);
+			const rk = `e${n++}`;
+			await tc.createEntity({ partitionKey: 'p', rowKey: rk });
+			const newTable = ctx.tableName('sas');
+			const ops = [
+				['l', 'Query Tables', async () => { for await (const t of svc.listTables()) void t; }],
+				['w', 'Create Table', () => svc.createTable(newTable)],
+				['r', 'Get Entity', () => c.getEntity('p', 'seed')],
+				['a', 'Insert Entity', () => c.createEntity({ partitionKey: 'p', rowKey: `${rk}-new` })],
+				['u', 'Update Entity', () => c.updateEntity({ partitionKey: 'p', rowKey: rk, v: 2 }, 'Merge', { etag: '*' })],
+				['au', 'Insert Or Replace', () => c.upsertEntity({ partitionKey: 'p', rowKey: `${rk}-up` }, 'Replace')],
+				['d', 'Delete Entity', () => c.deleteEntity('p', rk)],
+			];
+			for (const [need, what, call] of ops) {
+				if ([...need].every((x) => x === letter)) await accepts(call(), `sp=${letter}: ${what}`);
+				else await rejects(call(), { status: 403, code: 'AuthorizationPermissionMismatch' }, `sp=${letter}: ${what}`);
+			}
+			if (letter === 'd') {
+				await accepts(svc.deleteTable(newTable).catch((e) => { if ((e.statusCode ?? 0) !== 404) throw e; }), 'sp=d: Delete Table');
+			}
+		}
+	});

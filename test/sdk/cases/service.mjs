@@ -172,3 +172,15 @@ test('service.explorer-startup', 'a storage browser opening the account: service
 		const page = await c.listEntities().byPage({ maxPageSize: 100 }).next();
 		deepEq(page.value.map((e) => e.rowKey), ['r'], 'account SAS: the table\'s first page');
 	});
+
+test('raw.service-stats-secondary', 'Get Table Service Stats on the secondary endpoint (<account>-secondary) answers the replication status',
+	'doc: Get Table Service Stats: available on the secondary location endpoint, the account name suffixed -secondary; contract §12', async (ctx) => {
+		const base = ctx.raw.basePath;
+		if (!base) return ctx.note('host-style endpoint: the secondary is another host');
+		const res = await ctx.raw.request({ rawPath: `${base}-secondary/`, query: 'restype=service&comp=stats' });
+		eq(res.status, 200, 'status');
+		ok(/<StorageServiceStats><GeoReplication><Status>(live|bootstrap|unavailable)<\/Status><LastSyncTime>[^<]*<\/LastSyncTime><\/GeoReplication><\/StorageServiceStats>/.test(res.text),
+			`the document: ${res.text.slice(0, 200)}`);
+		const stats = await ctx.svc.getStatistics();
+		eq(stats.geoReplication?.status, 'live', 'the SDK\'s getStatistics');
+	});

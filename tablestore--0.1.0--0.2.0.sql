@@ -177,9 +177,14 @@ BEGIN
 			perm := concat(CASE WHEN strpos(p->>'Permission', 'r') > 0 THEN 'r' END, CASE WHEN strpos(p->>'Permission', 'a') > 0 THEN 'a' END,
 						   CASE WHEN strpos(p->>'Permission', 'u') > 0 THEN 'u' END, CASE WHEN strpos(p->>'Permission', 'd') > 0 THEN 'd' END);
 		END IF;
+		-- UTC times as the service writes them (no "now", "infinity" or local times)
+		IF (p->>'Start') !~ '^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d{1,7})?)?Z)?$'
+		   OR (p->>'Expiry') !~ '^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d{1,7})?)?Z)?$' THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the Start or Expiry of policy "%s" is not a time', p->>'Id');
+		END IF;
 		BEGIN
 			INSERT INTO tablestore.access_policies (table_key, id, start, expiry, permission)
-			VALUES (lower(tbl), p->>'Id', (p->>'Start')::timestamptz, (p->>'Expiry')::timestamptz, perm);
+			VALUES (lower(tbl), p->>'Id', (p->>'Start')::timestamp AT TIME ZONE 'UTC', (p->>'Expiry')::timestamp AT TIME ZONE 'UTC', perm);
 		EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_text_representation THEN
 			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the Start or Expiry of policy "%s" is not a time', p->>'Id');
 		END;

@@ -41,6 +41,9 @@ FROM rest_query_entities('Scoped', NULL, 'RowKey', NULL, NULL, NULL, 'nometadata
 SELECT count(*) FROM rest_query_entities('Scoped', NULL, NULL, NULL, NULL, NULL, 'nometadata', NULL, NULL, '{NULL,NULL,b,r00}') q,
 	jsonb_array_elements(q.body::jsonb->'value') e;
 SELECT body FROM rest_query_entities('Scoped', NULL, NULL, NULL, NULL, NULL, 'nometadata', NULL, NULL, '{"it''s",NULL,"it''s",NULL}');
+-- a filter of only spaces is no filter, scoped or not
+SELECT count(*) FROM rest_query_entities('Scoped', '   ', NULL, NULL, NULL, NULL, 'nometadata', NULL, NULL, '{c,NULL,c,NULL}') q,
+	jsonb_array_elements(q.body::jsonb->'value') e;
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_query_entities('Scoped', 'true) or (true', NULL, NULL, NULL, NULL, 'nometadata', NULL, NULL, '{b,NULL,b,NULL}')$$);
 
 -- point reads

@@ -29,6 +29,10 @@ SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', '[{"Id":""}]')$$
 SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', ('[{"Id":"' || repeat('x', 65) || '"}]')::jsonb)$$);
 SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', '[{"Id":7}]')$$);
 SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', '[{"Id":"a","Start":"yesterday-ish"}]')$$);
+SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', '[{"Id":"a","Expiry":"infinity"}]')$$);
+SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', '[{"Id":"a","Start":"now"}]')$$);
+SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', '[{"Id":"a","Start":"2026-01-01T00:00:00"}]')$$);
+SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', '[{"Id":"a","Start":"2026-01-01T00:00:00+02:00"}]')$$);
 SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', '{"Id":"a"}')$$);
 SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Secured', NULL)$$);
 SELECT pg_temp.try($$SELECT tablestore.set_table_acl('Missing', '[]')$$);

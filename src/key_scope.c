@@ -157,7 +157,7 @@ key_scope_translate(const KeyScope *ks, text *filter, OdFilter *f, int param_bas
 	range_filter(ks, &s);
 	if (s.len == 0)
 		return;
-	if (filter != NULL && VARSIZE_ANY_EXHDR(filter) > 0)
+	if (f->root != NULL)		/* a filter of only spaces is no filter */
 	{
 		StringInfoData both;
 

@@ -60,6 +60,28 @@ set_acl(Req *r)
 		resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: %s.", why);
 		return;
 	}
+	for (int i = 0; i < n; i++)
+	{
+		time_t		t;
+		unsigned	seen = 0;
+
+		if ((p[i].start && !sas_parse_time(p[i].start, &t)) || (p[i].expiry && !sas_parse_time(p[i].expiry, &t)))
+		{
+			resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: a Start or Expiry is not a UTC time such as 2024-01-02T03:04:05Z.");
+			return;
+		}
+		for (const char *c = p[i].permission ? p[i].permission : ""; *c; c++)
+		{
+			const char *at = strchr("raud", *c);
+
+			if (at == NULL || (seen & (1u << (at - "raud"))))
+			{
+				resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: a Permission is letters of raud, each once.");
+				return;
+			}
+			seen |= 1u << (at - "raud");
+		}
+	}
 	buf_init(&json);
 	acl_json(&json, p, n);
 	if (json.failed)

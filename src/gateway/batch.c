@@ -275,7 +275,8 @@ batch_handle(Req *r)
 	buf_free(&doc);
 	if (res == NULL)
 	{
-		if (serr.status >= 500 || serr.status == 403)
+		/* an operation's refusal (its index known) is its part, as add_op answers a SAS's */
+		if (serr.status >= 500 || (serr.status == 403 && serr.op_index < 0))
 			sql_error_respond(r, &serr);
 		else
 		{

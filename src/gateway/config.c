@@ -193,9 +193,11 @@ config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 	}
 	if (strcmp(key, "accounts") == 0)
 		return config_add_accounts(c, v, err, errlen);
-	if (strcmp(key, "tls_cert") == 0 || strcmp(key, "tls_key") == 0 || strcmp(key, "oauth_keys") == 0)
+	if (strcmp(key, "tls_cert") == 0 || strcmp(key, "tls_key") == 0 || strcmp(key, "oauth_keys") == 0 ||
+		strcmp(key, "oauth_issuers") == 0)
 	{
-		char	  **field = key[4] == 'c' ? &c->tls_cert : key[4] == 'k' ? &c->tls_key : &c->oauth_keys;
+		char	  **field = strcmp(key, "tls_cert") == 0 ? &c->tls_cert : strcmp(key, "tls_key") == 0 ? &c->tls_key :
+			strcmp(key, "oauth_keys") == 0 ? &c->oauth_keys : &c->oauth_issuers;
 
 		free(*field);
 		*field = strdup(v);
@@ -322,6 +324,12 @@ config_load_file(Config *c, const char *path, char *err, size_t errlen)
 	return true;
 }
 
+static bool
+listen_is_loopback(const char *addr)
+{
+	return addr != NULL && (strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0);
+}
+
 bool
 config_finish(Config *c, char *err, size_t errlen)
 {
@@ -335,9 +343,20 @@ config_finish(Config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "bearer tokens (--oauth basic) are accepted over HTTPS only: give --cert and --key");
 		return false;
 	}
-	if (c->oauth_keys && !c->oauth)
+	if ((c->oauth_keys || c->oauth_issuers) && !c->oauth)
 	{
-		snprintf(err, errlen, "--oauth-keys needs --oauth basic");
+		snprintf(err, errlen, "--oauth-keys and --oauth-issuers need --oauth basic");
+		return false;
+	}
+	if (c->oauth_keys && !c->oauth_issuers)
+	{
+		/* Entra ID signs every tenant's tokens with the same keys: the signature alone admits anyone */
+		snprintf(err, errlen, "signed tokens (--oauth-keys) need the issuers to trust (--oauth-issuers https://sts.windows.net/<tenant id>/,...)");
+		return false;
+	}
+	if (c->oauth && !c->oauth_keys && !listen_is_loopback(c->listen_addr))
+	{
+		snprintf(err, errlen, "unsigned bearer tokens (--oauth basic without --oauth-keys) are for development on a loopback address only");
 		return false;
 	}
 	for (int i = 0; i < c->naccounts; i++)

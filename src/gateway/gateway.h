@@ -57,7 +57,8 @@ typedef struct Config
 	char	   *tls_key;
 	bool		oauth;			/* bearer tokens (HTTPS only): "--oauth basic" */
 	char	   *oauth_keys;		/* PEM file of public keys or certificates: RS256 signatures required */
-	OAuthKeys	token_keys;		/* loaded from oauth_keys at start-up */
+	char	   *oauth_issuers;	/* comma-separated: the only issuers (tenants) accepted */
+	OAuthTrust	token_trust;	/* loaded from oauth_keys and oauth_issuers at start-up */
 	Account		accounts[GW_MAX_ACCOUNTS];
 	int			naccounts;
 } Config;

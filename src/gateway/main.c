@@ -41,6 +41,7 @@ usage(FILE *f)
 			"  --cert FILE --key FILE    serve HTTPS with this PEM certificate (chain) and private key\n"
 			"  --oauth basic             accept bearer tokens (HTTPS only): aud, iss, nbf, exp checked\n"
 			"  --oauth-keys FILE         with --oauth: RS256 signatures verified with these PEM public keys\n"
+			"  --oauth-issuers LIST      with --oauth-keys: the issuers (tenants) trusted, comma-separated\n"
 			"  --print-sql               print the prepared statements and exit\n"
 			"  --help, --version\n"
 			"\n"
@@ -71,6 +72,7 @@ main(int argc, char **argv)
 		{"key", required_argument, NULL, 'K'},
 		{"oauth", required_argument, NULL, 'O'},
 		{"oauth-keys", required_argument, NULL, 'J'},
+		{"oauth-issuers", required_argument, NULL, 'I'},
 		{"print-sql", no_argument, NULL, 'x'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'v'},
@@ -151,6 +153,9 @@ main(int argc, char **argv)
 			case 'J':
 				key = "oauth_keys";
 				break;
+			case 'I':
+				key = "oauth_issuers";
+				break;
 			case 'x':
 				for (int s = 0; s < SQL__COUNT; s++)
 					printf("%s;\n", sql_text((SqlStmt) s));
@@ -196,7 +201,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 	if (!config_finish(&gw_config, err, sizeof(err)) ||
-		(gw_config.oauth_keys && !oauth_load_keys(gw_config.oauth_keys, &gw_config.token_keys, err, sizeof(err))))
+		(gw_config.oauth_keys && !oauth_load_keys(gw_config.oauth_keys, &gw_config.token_trust, err, sizeof(err))) ||
+		(gw_config.oauth_issuers && !oauth_set_issuers(gw_config.oauth_issuers, &gw_config.token_trust, err, sizeof(err))))
 	{
 		fprintf(stderr, "tablestore-gateway: %s\n", err);
 		return 2;
@@ -220,6 +226,9 @@ main(int argc, char **argv)
 			log_msg("account %s: %d of %d database connections made (%s); the rest are made on demand",
 					a->name, n, gw_config.pool_size, err);
 	}
+
+	if (gw_config.oauth && !gw_config.oauth_keys)
+		log_msg("warning: bearer tokens are accepted without checking their signatures (--oauth basic without --oauth-keys): anyone who can reach this gateway can mint one; for development only");
 
 	/* worker threads inherit this mask: only the main thread takes the signals */
 	sigemptyset(&sigs);

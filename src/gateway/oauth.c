@@ -156,7 +156,7 @@ number(Json *j, double *out)
 	char	   *end;
 
 	while (j->i < j->n && k < sizeof(tmp) - 1 &&
-		   (strchr("+-.eE", j->s[j->i]) != NULL || (j->s[j->i] >= '0' && j->s[j->i] <= '9')))
+		   ((j->s[j->i] != '\0' && strchr("+-.eE", j->s[j->i]) != NULL) || (j->s[j->i] >= '0' && j->s[j->i] <= '9')))
 		tmp[k++] = j->s[j->i++];
 	tmp[k] = '\0';
 	if (k == 0 || (tmp[0] != '-' && (tmp[0] < '0' || tmp[0] > '9')))
@@ -415,7 +415,7 @@ audience_ok(const char *aud, const char *account)
 }
 
 static bool
-signature_ok(const char *signed_part, size_t signed_len, const char *sig64, size_t sig64_len, const OAuthKeys *keys)
+signature_ok(const char *signed_part, size_t signed_len, const char *sig64, size_t sig64_len, const OAuthTrust *keys)
 {
 	size_t		siglen;
 	unsigned char *sig = b64url(sig64, sig64_len, &siglen);
@@ -453,8 +453,19 @@ part(Arena *a, const char *s, size_t n, Claims *c)
 	return ok;
 }
 
+static bool
+issuer_trusted(const char *iss, const OAuthTrust *trust)
+{
+	if (trust == NULL || trust->nissuers == 0)
+		return issuer_ok(iss);
+	for (int i = 0; i < trust->nissuers; i++)
+		if (strcmp(iss, trust->issuers[i]) == 0)
+			return true;
+	return false;
+}
+
 OAuthResult
-oauth_check(const char *authorization, const char *account, time_t now, const OAuthKeys *keys)
+oauth_check(const char *authorization, const char *account, time_t now, const OAuthTrust *keys)
 {
 	const char *tok,
 			   *dot1,
@@ -491,7 +502,7 @@ oauth_check(const char *authorization, const char *account, time_t now, const OA
 		res = OAUTH_NOT_YET;
 	else if ((double) now - OAUTH_SKEW > c.exp)
 		res = OAUTH_EXPIRED;
-	else if (c.iss == NULL || !issuer_ok(c.iss))
+	else if (c.iss == NULL || !issuer_trusted(c.iss, keys))
 		res = OAUTH_ISSUER;
 	else
 	{
@@ -518,7 +529,7 @@ oauth_result_text(OAuthResult r)
 		case OAUTH_EXPIRED:
 			return "Lifetime validation failed. The token is expired";
 		case OAUTH_ISSUER:
-			return "Issuer validation failed (iss is not a Microsoft Entra ID issuer)";
+			return "Issuer validation failed (iss is not a trusted Microsoft Entra ID issuer)";
 		case OAUTH_AUDIENCE:
 			return "Audience validation failed (aud is neither https://storage.azure.com nor this account's table endpoint)";
 		case OAUTH_SIGNATURE:
@@ -530,7 +541,7 @@ oauth_result_text(OAuthResult r)
 }
 
 bool
-oauth_load_keys(const char *path, OAuthKeys *out, char *err, size_t errlen)
+oauth_load_keys(const char *path, OAuthTrust *out, char *err, size_t errlen)
 {
 	FILE	   *f = fopen(path, "r");
 
@@ -580,6 +591,48 @@ oauth_load_keys(const char *path, OAuthKeys *out, char *err, size_t errlen)
 	if (out->n == 0)
 	{
 		snprintf(err, errlen, "%s holds no RSA public key or certificate (PEM)", path);
+		return false;
+	}
+	return true;
+}
+
+bool
+oauth_set_issuers(const char *list, OAuthTrust *out, char *err, size_t errlen)
+{
+	const char *p = list;
+
+	out->nissuers = 0;
+	while (*p)
+	{
+		const char *comma = strchr(p, ',');
+		size_t		n = comma ? (size_t) (comma - p) : strlen(p);
+
+		while (n > 0 && *p == ' ')
+			p++, n--;
+		while (n > 0 && p[n - 1] == ' ')
+			n--;
+		if (n == 0 || n > 512 || strncmp(p, "https://", 8) != 0)
+		{
+			snprintf(err, errlen, "an issuer is an https:// URL (e.g. https://sts.windows.net/<tenant id>/)");
+			return false;
+		}
+		if (out->nissuers >= OAUTH_MAX_ISSUERS)
+		{
+			snprintf(err, errlen, "at most %d issuers", OAUTH_MAX_ISSUERS);
+			return false;
+		}
+		out->issuers[out->nissuers] = strndup(p, n);
+		if (out->issuers[out->nissuers] == NULL)
+		{
+			snprintf(err, errlen, "out of memory");
+			return false;
+		}
+		out->nissuers++;
+		p = comma ? comma + 1 : p + strlen(p);
+	}
+	if (out->nissuers == 0)
+	{
+		snprintf(err, errlen, "no issuer given");
 		return false;
 	}
 	return true;

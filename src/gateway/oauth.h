@@ -3,7 +3,8 @@
  * Azurite calls "--oauth basic": the JWT is decoded and its claims checked - aud (Azure Storage,
  * or this account's table endpoint), iss (an Entra ID issuer), nbf and exp (5 minutes of clock
  * skew) - and, when public keys are configured, its RS256 signature is verified with them.
- * A token that passes grants what the account key grants. Pure: no libmicrohttpd, no libpq
+ * With configured issuers (tenants), iss must be one of them exactly: Entra ID signs the tokens
+ * of every tenant with the same keys. A token that passes grants what the account key grants. Pure: no libmicrohttpd, no libpq
  * (fuzzed); OpenSSL's libcrypto verifies signatures.
  */
 #ifndef GW_OAUTH_H
@@ -17,11 +18,16 @@
 #define OAUTH_MAX_KEYS 16
 #define OAUTH_SKEW 300			/* seconds */
 
-typedef struct OAuthKeys
+#define OAUTH_MAX_ISSUERS 16
+
+/* What a token must match beyond its claims' own rules. */
+typedef struct OAuthTrust
 {
-	void	   *keys[OAUTH_MAX_KEYS];	/* EVP_PKEY * */
+	void	   *keys[OAUTH_MAX_KEYS];	/* EVP_PKEY *: RS256 signatures required when n > 0 */
 	int			n;
-} OAuthKeys;
+	char	   *issuers[OAUTH_MAX_ISSUERS];	/* iss must be one of them exactly when nissuers > 0 */
+	int			nissuers;
+} OAuthTrust;
 
 typedef enum OAuthResult
 {
@@ -38,12 +44,18 @@ typedef enum OAuthResult
 /* Is the Authorization header a bearer token ("Bearer ...", any case)? */
 extern bool oauth_is_bearer(const char *authorization);
 
-/* Check the token for the account at now; keys NULL or empty: signatures are not checked. */
-extern OAuthResult oauth_check(const char *authorization, const char *account, time_t now, const OAuthKeys *keys);
+/*
+ * Check the token for the account at now. trust NULL or without keys: signatures are not checked
+ * (development only); without issuers: any Entra ID issuer (any tenant) passes.
+ */
+extern OAuthResult oauth_check(const char *authorization, const char *account, time_t now, const OAuthTrust *keys);
 
 extern const char *oauth_result_text(OAuthResult r);
 
+/* The issuers of a comma-separated list; false with err set. */
+extern bool oauth_set_issuers(const char *list, OAuthTrust *out, char *err, size_t errlen);
+
 /* Load the PEM public keys or certificates of a file; false with err set. */
-extern bool oauth_load_keys(const char *path, OAuthKeys *out, char *err, size_t errlen);
+extern bool oauth_load_keys(const char *path, OAuthTrust *out, char *err, size_t errlen);
 
 #endif

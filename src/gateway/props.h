@@ -11,6 +11,7 @@
 
 #define PROPS_MAX_CORS 5
 #define PROPS_MAX_LIST 64		/* origins or headers in one rule */
+#define PROPS_MAX_DOCUMENT 65536	/* the stored document's cap (tablestore.service_properties) */
 
 typedef struct Retention
 {

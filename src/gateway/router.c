@@ -184,7 +184,7 @@ authenticate_bearer(Req *r)
 				   "Server failed to authenticate the request. Bearer tokens are not accepted by this gateway (start it with --oauth basic and HTTPS).");
 		return false;
 	}
-	res = oauth_check(r->authorization, r->account->name, time(NULL), &gw_config.token_keys);
+	res = oauth_check(r->authorization, r->account->name, time(NULL), &gw_config.token_trust);
 	if (res == OAUTH_OK)
 		return true;
 	resp_error(r, "InvalidAuthenticationInfo", "Server failed to authenticate the request. %s.", oauth_result_text(res));

@@ -24,7 +24,9 @@ struct PropsCache
 	Arena		arena;
 	ServiceProps props;
 	bool		loaded;
-	double		loaded_ms;
+	bool		loading;		/* one request reads the database at a time */
+	double		loaded_ms;		/* also set by a failed read: retried after PROPS_CACHE_MS */
+	unsigned long generation;	/* bumped by every store: a read older than a store is dropped */
 };
 
 PropsCache *
@@ -68,9 +70,23 @@ props_read(Req *r, ServiceProps *out, SqlError *err)
 	return true;
 }
 
-/* Put props into the account's cache (the cache's own copy). */
+static unsigned long
+cache_generation(PropsCache *c)
+{
+	unsigned long g;
+
+	pthread_mutex_lock(&c->mu);
+	g = c->generation;
+	pthread_mutex_unlock(&c->mu);
+	return g;
+}
+
+/*
+ * Put props into the account's cache (its own copy), unless another store came after the read
+ * that produced them (read_generation: the generation when that read began).
+ */
 static void
-cache_store(PropsCache *c, const ServiceProps *props)
+cache_store(PropsCache *c, const ServiceProps *props, unsigned long read_generation)
 {
 	Arena		fresh;
 	ServiceProps copy;
@@ -82,11 +98,17 @@ cache_store(PropsCache *c, const ServiceProps *props)
 		return;
 	}
 	pthread_mutex_lock(&c->mu);
-	arena_free(&c->arena);
-	c->arena = fresh;
-	c->props = copy;
-	c->loaded = true;
-	c->loaded_ms = now_ms();
+	if (c->generation == read_generation)
+	{
+		arena_free(&c->arena);
+		c->arena = fresh;
+		c->props = copy;
+		c->loaded = true;
+		c->loaded_ms = now_ms();
+		c->generation++;
+	}
+	else
+		arena_free(&fresh);
 	pthread_mutex_unlock(&c->mu);
 }
 
@@ -94,21 +116,34 @@ bool
 service_props_current(Req *r, ServiceProps *out)
 {
 	PropsCache *c = r->account->props;
-	bool		fresh,
+	bool		load = false,
 				ok;
+	unsigned long gen = 0;
 	SqlError	err;
 
 	pthread_mutex_lock(&c->mu);
-	fresh = c->loaded && now_ms() - c->loaded_ms < PROPS_CACHE_MS;
+	if ((!c->loaded || now_ms() - c->loaded_ms >= PROPS_CACHE_MS) && !c->loading)
+	{
+		c->loading = load = true;
+		gen = c->generation;
+	}
 	pthread_mutex_unlock(&c->mu);
-	if (!fresh)
+	if (load)
 	{
 		ServiceProps loaded;
 
 		if (props_read(r, &loaded, &err))
-			cache_store(c, &loaded);
+			cache_store(c, &loaded, gen);
+		pthread_mutex_lock(&c->mu);
+		c->loading = false;
+		/* a database that cannot be read: the last rules known (or none) stay for another period */
+		if (!c->loaded || now_ms() - c->loaded_ms >= PROPS_CACHE_MS)
+		{
+			c->loaded = true;
+			c->loaded_ms = now_ms();
+		}
+		pthread_mutex_unlock(&c->mu);
 	}
-	/* a database that cannot be read leaves the last rules known (or none) in force */
 	pthread_mutex_lock(&c->mu);
 	ok = props_copy(&r->arena, &c->props, out);
 	pthread_mutex_unlock(&c->mu);
@@ -130,13 +165,14 @@ get_properties(Req *r)
 	ServiceProps p;
 	SqlError	err;
 	Buf			doc;
+	unsigned long gen = cache_generation(r->account->props);
 
 	if (!props_read(r, &p, &err))
 	{
 		sql_error_respond(r, &err);
 		return;
 	}
-	cache_store(r->account->props, &p);
+	cache_store(r->account->props, &p, gen);
 	buf_init(&doc);
 	props_render(&doc, &p);
 	xml(r, 200, &doc);
@@ -172,6 +208,12 @@ set_properties(Req *r)
 		resp_error(r, "ServerBusy", "out of memory");
 		return;
 	}
+	if (doc.len > PROPS_MAX_DOCUMENT)
+	{
+		buf_free(&doc);
+		resp_error(r, "InvalidXmlDocument", "The service properties would be over %d bytes stored.", PROPS_MAX_DOCUMENT);
+		return;
+	}
 	params[0] = doc.data;
 	res = sql_call(r, SQL_SET_PROPS, params, &err);
 	buf_free(&doc);
@@ -181,7 +223,7 @@ set_properties(Req *r)
 		return;
 	}
 	PQclear(res);
-	cache_store(r->account->props, &merged);
+	cache_store(r->account->props, &merged, cache_generation(r->account->props));
 	resp_empty(r, 202);
 }
 

@@ -87,6 +87,7 @@ TLS_PORT=$(ts_free_port)
 TLS_PID=$!
 SIGNED_PORT=$(ts_free_port)
 "$GW_BIN" --port "$SIGNED_PORT" --cert "$TLS_DIR/tls.crt" --key "$TLS_DIR/tls.key" --oauth basic --oauth-keys "$TLS_DIR/jwt.pub" \
+	--oauth-issuers "https://sts.windows.net/72f988bf-86f1-41af-91ab-2d7cd011db47/,https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0" \
 	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >>"$GW_LOG" 2>&1 &
 SIGNED_PID=$!
 for p in $TLS_PORT $SIGNED_PORT; do
@@ -103,14 +104,23 @@ if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
 	failed=$((failed + ${f:-1}))
 	rm -f "$GW_LOG.tls"
 fi
-# a configuration that would send tokens in clear text is refused at start-up
-if "$GW_BIN" --port "$(ts_free_port)" --oauth basic --dsn "dbname=none" >/dev/null 2>&1; then
-	echo "FAIL --oauth basic without HTTPS was accepted"
-	failed=$((failed + 1))
-else
-	echo "ok   --oauth basic without --cert/--key is refused at start-up"
-	passed=$((passed + 1))
-fi
+# configurations that would let tokens through too easily are refused at start-up
+refused_at_startup() {
+	local what=$1
+	shift
+	if timeout 10 "$GW_BIN" --port "$(ts_free_port)" --dsn "dbname=none" "$@" >/dev/null 2>&1; then
+		echo "FAIL $what was accepted"
+		failed=$((failed + 1))
+	else
+		echo "ok   $what is refused at start-up"
+		passed=$((passed + 1))
+	fi
+}
+TLS_ARGS=(--cert "$TLS_DIR/tls.crt" --key "$TLS_DIR/tls.key")
+refused_at_startup "--oauth basic without --cert/--key (tokens in clear text)" --oauth basic
+refused_at_startup "--oauth-keys without --oauth-issuers (any tenant's token would pass)" "${TLS_ARGS[@]}" --oauth basic --oauth-keys "$TLS_DIR/jwt.pub"
+refused_at_startup "unsigned tokens on a non-loopback address" "${TLS_ARGS[@]}" --oauth basic --listen 0.0.0.0
+refused_at_startup "a certificate without its key" --cert "$TLS_DIR/tls.crt" --oauth basic
 for p in $TLS_PID $SIGNED_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
 rm -rf "$TLS_DIR"
 

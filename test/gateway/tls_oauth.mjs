@@ -149,11 +149,14 @@ await check('bearer: refused by a gateway without --oauth (plain HTTP)', async (
 	eq(res.headers['x-ms-error-code'], 'AuthenticationFailed', 'code');
 });
 
-await check('bearer (RS256): a token signed with the configured key works', async () => {
+await check('bearer (RS256): a token signed with the configured key by a trusted issuer works (v1 and v2 issuers)', async () => {
 	const tc = new TableClient(endpoint(signedPort), table, tokenCredential(jwt({})), opts);
 	eq((await tc.getEntity('p', 'r')).v, 1, 'the entity');
+	const v2 = jwt({ iss: 'https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0' });
+	eq((await new TableClient(endpoint(signedPort), table, tokenCredential(v2), opts).getEntity('p', 'r')).v, 1, 'the entity (v2.0 issuer)');
 });
 for (const [what, token] of [
+	['signed with the key, by another tenant', () => jwt({ iss: 'https://sts.windows.net/00000000-0000-0000-0000-000000000000/' })],
 	['signed with another key', () => jwt({}, { key: otherKey })],
 	['unsigned (alg none)', () => jwt({}, { alg: 'none' })],
 	['a changed payload', () => { const t = jwt({}).split('.'); const t2 = jwt({ oid: 'someone-else' }).split('.'); return `${t[0]}.${t2[1]}.${t[2]}`; }],

@@ -236,3 +236,13 @@ END $$;
 
 COMMENT ON FUNCTION tablestore.set_service_properties(text) IS
 'Set Table Service Properties: store the whole StorageServiceProperties document (tablestore-gateway merges and checks it); the database owner only';
+
+--------------------------------------------------------------------------------------------------
+-- Scale-out: the shard a PartitionKey belongs to under hash partitioning by partition_key
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.shard_of(partition_key text, shard_count int) RETURNS int
+AS 'MODULE_PATHNAME', 'tablestore_shard_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.shard_of(text, int) IS
+'The hash partition (0 .. shard_count - 1) that PostgreSQL''s PARTITION BY HASH (partition_key) with that modulus puts a PartitionKey in';

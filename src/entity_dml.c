@@ -361,17 +361,23 @@ tablestore_upsert_entity(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(entity_dml_upsert(&t, &ea, merge).etag);
 }
 
+void
+entity_dml_delete_args(FunctionCallInfo fcinfo, TsTable *t)
+{
+	ts_require_arg(fcinfo, 0, "tbl");
+	ts_require_arg(fcinfo, 1, "partition_key");
+	ts_require_arg(fcinfo, 2, "row_key");
+	ts_require_arg(fcinfo, 3, "if_match");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), t);
+}
+
 PG_FUNCTION_INFO_V1(tablestore_delete_entity);
 Datum
 tablestore_delete_entity(PG_FUNCTION_ARGS)
 {
 	TsTable		t;
 
-	ts_require_arg(fcinfo, 0, "tbl");
-	ts_require_arg(fcinfo, 1, "partition_key");
-	ts_require_arg(fcinfo, 2, "row_key");
-	ts_require_arg(fcinfo, 3, "if_match");
-	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	entity_dml_delete_args(fcinfo, &t);
 	entity_dml_delete(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3));
 	PG_RETURN_VOID();
 }

@@ -35,6 +35,9 @@ extern WriteStamp entity_dml_upsert(const TsTable *t, const EntityArg *ea, bool 
 
 extern void entity_dml_delete(const TsTable *t, text *pk, text *rk, text *if_match);
 
+/* delete_entity's arguments (tbl, partition_key, row_key, if_match) checked, the table resolved. */
+extern void entity_dml_delete_args(FunctionCallInfo fcinfo, TsTable *t);
+
 /* The row's five columns (in the current memory context); ResourceNotFound when missing. */
 extern void entity_dml_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls);
 

@@ -105,6 +105,17 @@ and_compare(StringInfo s, const char *name, const char *op, const text *lit)
 	compare(s, name, op, lit);
 }
 
+/* " and (PartitionKey <pk_op> 'pk' or RowKey <rk_op> 'rk')": a RowKey bound in its own partition */
+static void
+and_row_bound(StringInfo s, const char *pk_op, const text *pk, const char *rk_op, const text *rk)
+{
+	appendStringInfoString(s, " and (");
+	compare(s, "PartitionKey", pk_op, pk);
+	appendStringInfoString(s, " or ");
+	compare(s, "RowKey", rk_op, rk);
+	appendStringInfoChar(s, ')');
+}
+
 /*
  * The range as an OData filter ("" for the whole table). One partition is a dense key range
  * (PartitionKey eq, RowKey bounds); otherwise the PartitionKey bounds come first, so that the
@@ -128,21 +139,9 @@ range_filter(const KeyScope *ks, StringInfo s)
 	if (ks->epk)
 		and_compare(s, "PartitionKey", "le", ks->epk);
 	if (ks->srk)
-	{
-		appendStringInfoString(s, " and (");
-		compare(s, "PartitionKey", "gt", ks->spk);
-		appendStringInfoString(s, " or ");
-		compare(s, "RowKey", "ge", ks->srk);
-		appendStringInfoChar(s, ')');
-	}
+		and_row_bound(s, "gt", ks->spk, "ge", ks->srk);
 	if (ks->erk)
-	{
-		appendStringInfoString(s, " and (");
-		compare(s, "PartitionKey", "lt", ks->epk);
-		appendStringInfoString(s, " or ");
-		compare(s, "RowKey", "le", ks->erk);
-		appendStringInfoChar(s, ')');
-	}
+		and_row_bound(s, "lt", ks->epk, "le", ks->erk);
 }
 
 void

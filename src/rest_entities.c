@@ -246,11 +246,7 @@ tablestore_rest_delete_entity(PG_FUNCTION_ARGS)
 {
 	TsTable		t;
 
-	ts_require_arg(fcinfo, 0, "tbl");
-	ts_require_arg(fcinfo, 1, "partition_key");
-	ts_require_arg(fcinfo, 2, "row_key");
-	ts_require_arg(fcinfo, 3, "if_match");
-	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	entity_dml_delete_args(fcinfo, &t);
 	check_scope(fcinfo, 4, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2));
 	entity_dml_delete(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3));
 	PG_RETURN_VOID();

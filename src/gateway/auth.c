@@ -140,19 +140,6 @@ auth_days_from_civil(int y, int m, int d)
 	return (long) era * 146097 + doe - 719468;
 }
 
-static bool
-digits(const char *s, int n, int *out)
-{
-	*out = 0;
-	for (int i = 0; i < n; i++)
-	{
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		*out = *out * 10 + (s[i] - '0');
-	}
-	return true;
-}
-
 bool
 auth_parse_date(const char *s, time_t *out)
 {
@@ -180,8 +167,8 @@ auth_parse_date(const char *s, time_t *out)
 	for (int i = 0; i < 12; i++)
 		if (memcmp(months + i * 3, p + 8, 3) == 0)
 			mon = i;
-	if (mon < 0 || !digits(p + 5, 2, &day) || !digits(p + 12, 4, &year) || !digits(p + 17, 2, &hh) ||
-		!digits(p + 20, 2, &mm) || !digits(p + 23, 2, &ss) || day < 1 || day > mdays[mon] ||
+	if (mon < 0 || !parse_digits(p + 5, 2, &day) || !parse_digits(p + 12, 4, &year) || !parse_digits(p + 17, 2, &hh) ||
+		!parse_digits(p + 20, 2, &mm) || !parse_digits(p + 23, 2, &ss) || day < 1 || day > mdays[mon] ||
 		(mon == 1 && day == 29 && !(year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) ||
 		year < 1970 || hh > 23 || mm > 59 || ss > 60)
 		return false;

@@ -167,6 +167,17 @@ number(Json *j, double *out)
 
 static bool value(Json *j, int depth);
 
+/* After a member or element: ',' (*more = true) or the closing character (*more = false). */
+static bool
+next_or_close(Json *j, char close, bool *more)
+{
+	ws(j);
+	if (j->i >= j->n || (j->s[j->i] != ',' && j->s[j->i] != close))
+		return false;
+	*more = j->s[j->i++] == ',';
+	return true;
+}
+
 static bool
 literal(Json *j, const char *lit)
 {
@@ -217,22 +228,12 @@ value(Json *j, int depth)
 						if (j->i >= j->n || j->s[j->i++] != ':')
 							return false;
 					}
-					if (!value(j, depth + 1))
+					bool		more;
+
+					if (!value(j, depth + 1) || !next_or_close(j, close, &more))
 						return false;
-					ws(j);
-					if (j->i >= j->n)
-						return false;
-					if (j->s[j->i] == ',')
-					{
-						j->i++;
-						continue;
-					}
-					if (j->s[j->i] == close)
-					{
-						j->i++;
+					if (!more)
 						return true;
-					}
-					return false;
 				}
 			}
 		case 't':
@@ -262,6 +263,7 @@ claims(Json *j, Claims *c)
 	for (;;)
 	{
 		char	   *name;
+		bool		more;
 
 		ws(j);
 		if (!string(j, &name))
@@ -289,23 +291,11 @@ claims(Json *j, Claims *c)
 			if (j->i < j->n && j->s[j->i] == ']')
 				j->i++;
 			else
-				for (;;)
+				for (bool more = true; more;)
 				{
 					ws(j);
-					if (c->naud >= MAX_AUD || !string(j, &c->aud[c->naud++]))
+					if (c->naud >= MAX_AUD || !string(j, &c->aud[c->naud++]) || !next_or_close(j, ']', &more))
 						return false;
-					ws(j);
-					if (j->i < j->n && j->s[j->i] == ',')
-					{
-						j->i++;
-						continue;
-					}
-					if (j->i < j->n && j->s[j->i] == ']')
-					{
-						j->i++;
-						break;
-					}
-					return false;
 				}
 		}
 		else if (strcmp(name, "nbf") == 0 || strcmp(name, "exp") == 0 || strcmp(name, "iat") == 0)
@@ -319,20 +309,10 @@ claims(Json *j, Claims *c)
 		}
 		else if (!value(j, 1))
 			return false;
-		ws(j);
-		if (j->i >= j->n)
+		if (!next_or_close(j, '}', &more))
 			return false;
-		if (j->s[j->i] == ',')
-		{
-			j->i++;
-			continue;
-		}
-		if (j->s[j->i] == '}')
-		{
-			j->i++;
+		if (!more)
 			break;
-		}
-		return false;
 	}
 done:
 	ws(j);

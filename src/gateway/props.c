@@ -103,32 +103,48 @@ metrics(const XmlNode *n, MetricsProps *m)
 	return apis == NULL;
 }
 
+/*
+ * The next item of a comma-separated list at *s, spaces and tabs trimmed: false at the end.
+ * *s moves past the item and its comma; *trailing tells that a comma ended the list.
+ */
+static bool
+next_item(const char **s, const char **item, size_t *len, bool *trailing)
+{
+	const char *comma;
+	size_t		n;
+	const char *p = *s;
+
+	if (p == NULL || *p == '\0')
+		return false;
+	comma = strchr(p, ',');
+	n = comma ? (size_t) (comma - p) : strlen(p);
+	*s = comma ? comma + 1 : p + n;
+	*trailing = comma != NULL && **s == '\0';
+	while (n > 0 && (*p == ' ' || *p == '\t'))
+		p++, n--;
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	*item = p;
+	*len = n;
+	return true;
+}
+
 /* a comma-separated list of at most PROPS_MAX_LIST items, each accepted by ok() */
 static bool
 list_ok(const char *s, bool (*ok) (const char *item, size_t n), bool star_alone)
 {
 	int			items = 0;
+	const char *p;
+	size_t		n;
+	bool		trailing = false;
 
 	if (s == NULL)
 		return false;
 	if (star_alone && strcmp(s, "*") == 0)
 		return true;
-	while (*s)
-	{
-		const char *comma = strchr(s, ',');
-		size_t		n = comma ? (size_t) (comma - s) : strlen(s);
-		const char *p = s;
-
-		while (n > 0 && *p == ' ')
-			p++, n--;
-		while (n > 0 && p[n - 1] == ' ')
-			n--;
-		if (n == 0 || n > 256 || ++items > PROPS_MAX_LIST || !ok(p, n))
+	while (next_item(&s, &p, &n, &trailing))
+		if (n == 0 || n > 256 || ++items > PROPS_MAX_LIST || !ok(p, n) || trailing)
 			return false;
-		s = comma ? comma + 1 : s + strlen(s);
-		if (comma && *s == '\0')
-			return false;
-	}
 	return items > 0;
 }
 
@@ -318,27 +334,18 @@ props_render(Buf *b, const ServiceProps *p)
 static bool
 in_list(const char *list, const char *item, size_t n, bool prefix)
 {
-	if (list == NULL)
-		return false;
-	while (*list)
-	{
-		const char *comma = strchr(list, ',');
-		size_t		l = comma ? (size_t) (comma - list) : strlen(list);
-		const char *p = list;
+	const char *p;
+	size_t		l;
+	bool		trailing;
 
-		while (l > 0 && *p == ' ')
-			p++, l--;
-		while (l > 0 && p[l - 1] == ' ')
-			l--;
+	while (next_item(&list, &p, &l, &trailing))
+	{
 		if (l == 1 && p[0] == '*')
 			return true;
 		if (prefix && l > 0 && p[l - 1] == '*' && n >= l - 1 && ascii_nieq(p, item, l - 1))
 			return true;
 		if (l == n && ascii_nieq(p, item, n))
 			return true;
-		if (comma == NULL)
-			break;
-		list = comma + 1;
 	}
 	return false;
 }
@@ -346,24 +353,13 @@ in_list(const char *list, const char *item, size_t n, bool prefix)
 static bool
 headers_allowed(const CorsRule *c, const char *headers)
 {
-	if (headers == NULL)
-		return true;
-	while (*headers)
-	{
-		const char *comma = strchr(headers, ',');
-		size_t		l = comma ? (size_t) (comma - headers) : strlen(headers);
-		const char *p = headers;
+	const char *p;
+	size_t		l;
+	bool		trailing;
 
-		while (l > 0 && (*p == ' ' || *p == '\t'))
-			p++, l--;
-		while (l > 0 && (p[l - 1] == ' ' || p[l - 1] == '\t'))
-			l--;
+	while (next_item(&headers, &p, &l, &trailing))
 		if (l > 0 && !in_list(c->allowed_headers, p, l, true))
 			return false;
-		if (comma == NULL)
-			break;
-		headers = comma + 1;
-	}
 	return true;
 }
 

@@ -71,19 +71,6 @@ sas_string_to_sign(const SasInput *in, SasKind kind)
 	return buf_steal(&b);
 }
 
-static bool
-num(const char *s, int n, int *out)
-{
-	*out = 0;
-	for (int i = 0; i < n; i++)
-	{
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		*out = *out * 10 + (s[i] - '0');
-	}
-	return true;
-}
-
 bool
 sas_parse_time(const char *s, time_t *out)
 {
@@ -97,19 +84,19 @@ sas_parse_time(const char *s, time_t *out)
 	size_t		n = s ? strlen(s) : 0;
 	const char *p;
 
-	if (n < 10 || s[4] != '-' || s[7] != '-' || !num(s, 4, &y) || !num(s + 5, 2, &mo) || !num(s + 8, 2, &d) ||
+	if (n < 10 || s[4] != '-' || s[7] != '-' || !parse_digits(s, 4, &y) || !parse_digits(s + 5, 2, &mo) || !parse_digits(s + 8, 2, &d) ||
 		mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || y < 1970 ||
 		(mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
 		return false;
 	p = s + 10;
 	if (*p == 'T')
 	{
-		if (strlen(p) < 7 || p[3] != ':' || !num(p + 1, 2, &hh) || !num(p + 4, 2, &mi) || hh > 23 || mi > 59)
+		if (strlen(p) < 7 || p[3] != ':' || !parse_digits(p + 1, 2, &hh) || !parse_digits(p + 4, 2, &mi) || hh > 23 || mi > 59)
 			return false;
 		p += 6;
 		if (*p == ':')
 		{
-			if (!num(p + 1, 2, &ss) || ss > 59)
+			if (!parse_digits(p + 1, 2, &ss) || ss > 59)
 				return false;
 			p += 3;
 			if (*p == '.')

@@ -60,6 +60,7 @@ extern void uuid_v4(char out[37]);
 extern bool ascii_ieq(const char *a, const char *b);
 extern bool ascii_nieq(const char *a, const char *b, size_t n);
 extern int	hexval(int c);
+extern bool parse_digits(const char *s, int n, int *out);	/* exactly n decimal digits */
 extern double now_ms(void);		/* monotonic */
 
 #endif

@@ -75,6 +75,7 @@ fi
 
 # HTTPS and bearer tokens: two TLS gateways with a self-signed certificate, one checking the
 # tokens' claims (--oauth basic), one also their RS256 signatures (--oauth-keys)
+ts_install_packages openssl	# the certificate and the token keys are made with its command line
 TLS_DIR=$(mktemp -d /tmp/tablestore-gateway-tls.XXXXXX)
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TLS_DIR/tls.key" -out "$TLS_DIR/tls.crt" -days 2 \
 	-subj /CN=127.0.0.1 -addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1

@@ -26,6 +26,10 @@ CREATE OR REPLACE FUNCTION cmp_doc(i bigint) RETURNS text LANGUAGE sql STABLE AS
 	SELECT format('{"Name":"Customer %1$s","Email":"c%1$s@contoso.com","City":"Berlin","Country":"DE","Age":%2$s,"Orders":17,"Score":12.25,"Balance":1234.56,"Active":true,"Vip":false}',
 		i, 18 + i % 60)
 $$;
+-- the raw side's ETag of a Timestamp, in tablestore's form (the raw writes stamp as tablestore does)
+CREATE OR REPLACE FUNCTION cmp_etag(t timestamptz) RETURNS text LANGUAGE sql STABLE AS $$
+	SELECT format('W/"datetime''%s''"', to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24"%3A"MI"%3A"SS.US0"Z"'))
+$$;
 CREATE OR REPLACE FUNCTION cmp_entity(pk text, rk text, i bigint) RETURNS text LANGUAGE sql STABLE AS $$
 	SELECT format('{"PartitionKey":"%s","RowKey":"%s",', pk, rk) || substr(cmp_doc(i), 2)
 $$;
@@ -42,10 +46,10 @@ CREATE TABLE raw_victims (LIKE raw_main INCLUDING ALL);
 
 INSERT INTO tablestore_data.main (partition_key, row_key, properties)
 SELECT cmp_pk(i), cmp_rk(i), cmp_doc(i)::tablestore.entity FROM generate_series(0, :n - 1) i;
-INSERT INTO raw_main SELECT cmp_pk(i), cmp_rk(i), clock_timestamp(),
-	format('W/"datetime''%s''"', to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24"%%3A"MI"%%3A"SS.US0"Z"')),
-	cmp_doc(i)::jsonb FROM generate_series(0, :n - 1) i;
+INSERT INTO raw_main SELECT cmp_pk(i), cmp_rk(i), t, cmp_etag(t), cmp_doc(i)::jsonb
+FROM generate_series(0, :n - 1) i, clock_timestamp() t;
 INSERT INTO tablestore_data.victims (partition_key, row_key, properties)
 SELECT 'd' || (i % 100), lpad(i::text, 8, '0'), cmp_doc(i)::tablestore.entity FROM generate_series(1, :victims) i;
-INSERT INTO raw_victims (pk, rk, doc) SELECT 'd' || (i % 100), lpad(i::text, 8, '0'), cmp_doc(i)::jsonb FROM generate_series(1, :victims) i;
+INSERT INTO raw_victims (pk, rk, ts, etag, doc) SELECT 'd' || (i % 100), lpad(i::text, 8, '0'), t, cmp_etag(t), cmp_doc(i)::jsonb
+FROM generate_series(1, :victims) i, clock_timestamp() t;
 VACUUM ANALYZE tablestore_data.main, raw_main, tablestore_data.victims, raw_victims;

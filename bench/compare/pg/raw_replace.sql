@@ -1,2 +1,3 @@
 \set i random(0, :n - 1)
-UPDATE raw_main SET doc = cmp_doc(:i)::jsonb WHERE pk = cmp_pk(:i) AND rk = cmp_rk(:i);
+UPDATE raw_main SET (ts, etag, doc) = (SELECT t, cmp_etag(t), cmp_doc(:i)::jsonb FROM clock_timestamp() t)
+WHERE pk = cmp_pk(:i) AND rk = cmp_rk(:i);

@@ -21,7 +21,7 @@ key_scope_from_arg(FunctionCallInfo fcinfo, int argno, KeyScope *ks)
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n;
-	text	   *bounds[4];
+	text	  **bounds[4] = {&ks->spk, &ks->srk, &ks->epk, &ks->erk};
 
 	memset(ks, 0, sizeof(*ks));
 	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
@@ -33,11 +33,7 @@ key_scope_from_arg(FunctionCallInfo fcinfo, int argno, KeyScope *ks)
 	if (n != 4)
 		ts_raisef(TSE_INVALID_INPUT, "key_scope has 4 elements (spk, srk, epk, erk), not %d", n);
 	for (int i = 0; i < 4; i++)
-		bounds[i] = nulls[i] ? NULL : DatumGetTextPP(elems[i]);
-	ks->spk = bounds[0];
-	ks->srk = bounds[1];
-	ks->epk = bounds[2];
-	ks->erk = bounds[3];
+		*bounds[i] = nulls[i] ? NULL : DatumGetTextPP(elems[i]);
 	if ((ks->srk && !ks->spk) || (ks->erk && !ks->epk))
 		ts_raisef(TSE_INVALID_INPUT, "a key_scope's RowKey bound needs the PartitionKey bound beside it");
 	return true;
@@ -150,8 +146,7 @@ key_scope_translate(const KeyScope *ks, text *filter, OdFilter *f, int param_bas
 	StringInfoData s;
 	TsError		err = {0};
 
-	/* the caller's filter alone: its errors, and the proof that it is one whole expression */
-	ts_query_translate(filter, f, param_base);
+	/* f holds the caller's filter translated alone: its errors are raised, and it is one expression */
 	initStringInfo(&s);
 	range_filter(ks, &s);
 	if (s.len == 0)

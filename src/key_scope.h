@@ -41,9 +41,10 @@ extern bool key_scope_contains(const KeyScope *ks, const text *pk, const text *r
 extern void key_scope_check(const KeyScope *ks, const text *pk, const text *rk);
 
 /*
- * Translate a $filter limited to the range: the caller's filter (NULL: everything) is translated
- * alone first, so its own errors and its comparison limit are the ones it would have unscoped,
- * then the conjunction of both.
+ * Limit a translated $filter to the range: f holds filter translated alone (ts_query_translate:
+ * its own errors and comparison limit are the ones it would have unscoped, and a filter that
+ * translated alone is one whole expression); it becomes the translation of the conjunction of
+ * both, parameters numbered after param_base as before.
  */
 extern void key_scope_translate(const KeyScope *ks, text *filter, OdFilter *f, int param_base);
 

@@ -9,12 +9,6 @@
 
 #include <string.h>
 
-static char *
-field(Req *r, const PGresult *res, int row, int col)
-{
-	return PQgetisnull(res, row, col) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, row, col));
-}
-
 static void
 get_acl(Req *r)
 {
@@ -23,6 +17,7 @@ get_acl(Req *r)
 	SqlError	err;
 	PGresult   *res = sql_call(r, SQL_GET_ACL, params, &err);
 	int			n;
+	Buf			doc;
 
 	if (res == NULL)
 	{
@@ -32,16 +27,15 @@ get_acl(Req *r)
 	n = PQntuples(res) < ACL_MAX_POLICIES ? PQntuples(res) : ACL_MAX_POLICIES;
 	for (int i = 0; i < n; i++)
 	{
-		p[i].id = field(r, res, i, 0);
-		p[i].start = field(r, res, i, 1);
-		p[i].expiry = field(r, res, i, 2);
-		p[i].permission = field(r, res, i, 3);
+		p[i].id = sql_field(r, res, i, 0);
+		p[i].start = sql_field(r, res, i, 1);
+		p[i].expiry = sql_field(r, res, i, 2);
+		p[i].permission = sql_field(r, res, i, 3);
 	}
 	PQclear(res);
-	r->resp.status = 200;
-	buf_free(&r->resp.body);
-	acl_xml_render(&r->resp.body, p, n);
-	r->resp.content_type = "application/xml";
+	buf_init(&doc);
+	acl_xml_render(&doc, p, n);
+	resp_xml(r, 200, &doc);
 }
 
 static void
@@ -52,8 +46,7 @@ set_acl(Req *r)
 	const char *why = NULL;
 	const char *params[2];
 	Buf			json;
-	SqlError	err;
-	PGresult   *res;
+	bool		stored;
 
 	if (!acl_xml_parse(&r->arena, r->body.data ? r->body.data : "", r->body.len, p, &n, &why))
 	{
@@ -63,23 +56,17 @@ set_acl(Req *r)
 	for (int i = 0; i < n; i++)
 	{
 		time_t		t;
-		unsigned	seen = 0;
+		unsigned	perms;
 
 		if ((p[i].start && !sas_parse_time(p[i].start, &t)) || (p[i].expiry && !sas_parse_time(p[i].expiry, &t)))
 		{
 			resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: a Start or Expiry is not a UTC time such as 2024-01-02T03:04:05Z.");
 			return;
 		}
-		for (const char *c = p[i].permission ? p[i].permission : ""; *c; c++)
+		if (p[i].permission && !sas_table_permissions(p[i].permission, &perms))
 		{
-			const char *at = strchr("raud", *c);
-
-			if (at == NULL || (seen & (1u << (at - "raud"))))
-			{
-				resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: a Permission is letters of raud, each once.");
-				return;
-			}
-			seen |= 1u << (at - "raud");
+			resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: a Permission is letters of raud, each once.");
+			return;
 		}
 	}
 	buf_init(&json);
@@ -92,15 +79,10 @@ set_acl(Req *r)
 	}
 	params[0] = r->target.table;
 	params[1] = json.data;
-	res = sql_call(r, SQL_SET_ACL, params, &err);
+	stored = sql_run(r, SQL_SET_ACL, params);
 	buf_free(&json);
-	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
-		return;
-	}
-	PQclear(res);
-	resp_empty(r, 204);
+	if (stored)
+		resp_empty(r, 204);
 }
 
 void

@@ -144,6 +144,7 @@ typedef struct Req
 extern void resp_header(Req *r, const char *name, const char *value);
 extern void resp_json(Req *r, int status, const char *json, size_t len);
 extern void resp_empty(Req *r, int status);
+extern void resp_xml(Req *r, int status, Buf *doc);	/* takes the document's buffer */
 extern void resp_error(Req *r, const char *code, const char *fmt,...) __attribute__((format(printf, 3, 4)));
 extern void resp_error_status(Req *r, int status, const char *code, const char *message);
 extern const char *meta_content_type(MetaLevel m);

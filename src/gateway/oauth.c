@@ -44,25 +44,6 @@ ws(Json *j)
 		j->i++;
 }
 
-static void
-put_utf8(Buf *b, unsigned long cp)
-{
-	unsigned char u[4];
-	size_t		n;
-
-	if (cp < 0x80)
-		u[0] = (unsigned char) cp, n = 1;
-	else if (cp < 0x800)
-		u[0] = (unsigned char) (0xC0 | (cp >> 6)), u[1] = (unsigned char) (0x80 | (cp & 0x3F)), n = 2;
-	else if (cp < 0x10000)
-		u[0] = (unsigned char) (0xE0 | (cp >> 12)), u[1] = (unsigned char) (0x80 | ((cp >> 6) & 0x3F)),
-			u[2] = (unsigned char) (0x80 | (cp & 0x3F)), n = 3;
-	else
-		u[0] = (unsigned char) (0xF0 | (cp >> 18)), u[1] = (unsigned char) (0x80 | ((cp >> 12) & 0x3F)),
-			u[2] = (unsigned char) (0x80 | ((cp >> 6) & 0x3F)), u[3] = (unsigned char) (0x80 | (cp & 0x3F)), n = 4;
-	buf_append(b, u, n);
-}
-
 static bool
 hex4(Json *j, unsigned long *out)
 {
@@ -129,7 +110,11 @@ string(Json *j, char **out)
 			}
 			else if ((cp >= 0xDC00 && cp <= 0xDFFF) || cp == 0)
 				break;
-			put_utf8(&b, cp);
+			{
+				char		u[4];
+
+				buf_append(&b, u, utf8_encode(cp, u));
+			}
 			continue;
 		}
 		{

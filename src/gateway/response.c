@@ -52,6 +52,16 @@ resp_empty(Req *r, int status)
 	r->resp.content_type = NULL;
 }
 
+void
+resp_xml(Req *r, int status, Buf *doc)
+{
+	r->resp.status = status;
+	buf_free(&r->resp.body);
+	r->resp.body = *doc;
+	buf_init(doc);
+	r->resp.content_type = "application/xml";
+}
+
 static void
 message_value(Buf *b, const char *message, const char *request_id)
 {

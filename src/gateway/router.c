@@ -127,9 +127,9 @@ sas_with_policy(Req *r, const SasInput *in)
 		sas_refuse(r, SAS_POLICY_NOT_FOUND);
 		return false;
 	}
-	policy.start = PQgetisnull(res, 0, 0) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, 0, 0));
-	policy.expiry = PQgetisnull(res, 0, 1) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, 0, 1));
-	policy.permission = PQgetisnull(res, 0, 2) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, 0, 2));
+	policy.start = sql_field(r, res, 0, 0);
+	policy.expiry = sql_field(r, res, 0, 1);
+	policy.permission = sql_field(r, res, 0, 2);
 	PQclear(res);
 	sr = sas_verify(in, &r->account->keys, &policy, &r->sas_storage);
 	if (sr != SAS_OK)

@@ -136,6 +136,12 @@ parse_letters(const char *s, const char *letters, unsigned *out)
 	return true;
 }
 
+bool
+sas_table_permissions(const char *letters, unsigned *out)
+{
+	return parse_letters(letters, "raud", out);
+}
+
 /* account permission letters in SAS_P_* bit order: r a u d w l c p; blob/file-only letters
  * (x y t f i) are accepted and grant nothing here */
 static bool
@@ -288,7 +294,7 @@ sas_verify(const SasInput *in, const AccountKeys *keys, const SasPolicy *policy,
 
 	if (out->kind == SAS_SERVICE)
 	{
-		if (!parse_letters(sp, "raud", &out->perms))
+		if (!sas_table_permissions(sp, &out->perms))
 			return SAS_MALFORMED;
 		out->table = param(in, "tn");
 		out->spk = param(in, "spk");

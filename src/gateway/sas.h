@@ -119,6 +119,9 @@ extern const char *sas_result_text(SasResult r);
  */
 extern const char *sas_allows(const Sas *sas, SasOp op, const char *table, const char **why);
 
+/* A table SAS's (or stored policy's) permission letters, each of r a u d at most once, as SAS_P_* bits. */
+extern bool sas_table_permissions(const char *letters, unsigned *out);
+
 /* The string to sign of the SAS in in->query (malloc'd; NULL when a field is missing). For tests. */
 extern char *sas_string_to_sign(const SasInput *in, SasKind kind);
 

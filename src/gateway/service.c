@@ -151,15 +151,6 @@ service_props_current(Req *r, ServiceProps *out)
 }
 
 static void
-xml(Req *r, int status, Buf *doc)
-{
-	r->resp.status = status;
-	buf_free(&r->resp.body);
-	r->resp.body = *doc;
-	r->resp.content_type = "application/xml";
-}
-
-static void
 get_properties(Req *r)
 {
 	ServiceProps p;
@@ -175,7 +166,7 @@ get_properties(Req *r)
 	cache_store(r->account->props, &p, gen);
 	buf_init(&doc);
 	props_render(&doc, &p);
-	xml(r, 200, &doc);
+	resp_xml(r, 200, &doc);
 }
 
 static void
@@ -186,7 +177,7 @@ set_properties(Req *r)
 	SqlError	err;
 	const char *why = NULL;
 	const char *params[1];
-	PGresult   *res;
+	bool		stored;
 	Buf			doc;
 
 	if (!props_parse(&r->arena, r->body.data ? r->body.data : "", r->body.len, &update, &why))
@@ -215,14 +206,10 @@ set_properties(Req *r)
 		return;
 	}
 	params[0] = doc.data;
-	res = sql_call(r, SQL_SET_PROPS, params, &err);
+	stored = sql_run(r, SQL_SET_PROPS, params);
 	buf_free(&doc);
-	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
+	if (!stored)
 		return;
-	}
-	PQclear(res);
 	cache_store(r->account->props, &merged, cache_generation(r->account->props));
 	resp_empty(r, 202);
 }
@@ -254,7 +241,7 @@ service_handle(Req *r)
 		buf_init(&doc);
 		buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"utf-8\"?><StorageServiceStats><GeoReplication>"
 				   "<Status>live</Status><LastSyncTime>%s</LastSyncTime></GeoReplication></StorageServiceStats>", t);
-		xml(r, 200, &doc);
+		resp_xml(r, 200, &doc);
 		return;
 	}
 	resp_error(r, "InvalidQueryParameterValue", "The account root supports ?restype=service&comp=properties and comp=stats only.");

@@ -201,3 +201,24 @@ sql_error_respond(Req *r, const SqlError *err)
 {
 	resp_error_status(r, err->status, err->code, err->message);
 }
+
+bool
+sql_run(Req *r, SqlStmt st, const char *const *params)
+{
+	SqlError	err;
+	PGresult   *res = sql_call(r, st, params, &err);
+
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return false;
+	}
+	PQclear(res);
+	return true;
+}
+
+char *
+sql_field(Req *r, const PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, row, col));
+}

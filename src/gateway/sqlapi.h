@@ -7,6 +7,7 @@
 #define GW_SQLAPI_H
 
 #include <libpq-fe.h>
+#include <stdbool.h>
 
 typedef enum SqlStmt
 {
@@ -47,6 +48,12 @@ extern PGresult *sql_call(struct Req *r, SqlStmt st, const char *const *params, 
 
 /* Answer the request with the error. */
 extern void sql_error_respond(struct Req *r, const SqlError *err);
+
+/* Run a statement for its effect; false: the request is answered with its error. */
+extern bool sql_run(struct Req *r, SqlStmt st, const char *const *params);
+
+/* A value of a result as a string in the request's arena; NULL for NULL. */
+extern char *sql_field(struct Req *r, const PGresult *res, int row, int col);
 
 /* The statement's SQL text (for tests and --print-sql). */
 extern const char *sql_text(SqlStmt st);

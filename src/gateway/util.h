@@ -54,6 +54,7 @@ extern long b64_decode(const char *in, size_t n, unsigned char *out, size_t outc
 
 /* ---- misc ---- */
 extern bool utf8_valid(const unsigned char *s, size_t n);
+extern size_t utf8_encode(unsigned long cp, char out[4]);	/* a code point (<= 0x10FFFF): its bytes */
 extern void http_date(char out[64], time_t t);	/* "Mon, 02 Jan 2006 15:04:05 GMT" */
 extern void iso_now(char out[40]);	/* "2024-01-02T03:04:05.1234567Z" */
 extern void uuid_v4(char out[37]);

@@ -71,31 +71,6 @@ name_char(char c)
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
 }
 
-static void
-put_utf8(char *out, size_t *o, unsigned long cp)
-{
-	if (cp < 0x80)
-		out[(*o)++] = (char) cp;
-	else if (cp < 0x800)
-	{
-		out[(*o)++] = (char) (0xC0 | (cp >> 6));
-		out[(*o)++] = (char) (0x80 | (cp & 0x3F));
-	}
-	else if (cp < 0x10000)
-	{
-		out[(*o)++] = (char) (0xE0 | (cp >> 12));
-		out[(*o)++] = (char) (0x80 | ((cp >> 6) & 0x3F));
-		out[(*o)++] = (char) (0x80 | (cp & 0x3F));
-	}
-	else
-	{
-		out[(*o)++] = (char) (0xF0 | (cp >> 18));
-		out[(*o)++] = (char) (0x80 | ((cp >> 12) & 0x3F));
-		out[(*o)++] = (char) (0x80 | ((cp >> 6) & 0x3F));
-		out[(*o)++] = (char) (0x80 | (cp & 0x3F));
-	}
-}
-
 /* one entity or character reference at r->i into buf */
 static bool
 reference(Reader *r, char *buf, size_t *o)
@@ -132,7 +107,7 @@ reference(Reader *r, char *buf, size_t *o)
 		if (digits == 0 || j >= r->n || r->s[j] != ';' || (cp < 0x20 && cp != '\t' && cp != '\n') ||
 			cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
 			return fail(r, "a malformed character reference");
-		put_utf8(buf, o, cp);
+		*o += utf8_encode(cp, buf + *o);
 		r->i = j + 1;
 		return true;
 	}

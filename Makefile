@@ -36,6 +36,9 @@ PG_CPPFLAGS += -DUSE_ASSERT_CHECKING
 PG_CFLAGS += -Werror
 endif
 SHLIB_LINK += -lxxhash
+# libpq: calls forwarded to a distributed table's nodes over postgres_fdw's connections (remote_call.c)
+PG_CPPFLAGS += -I$(shell $(PG_CONFIG) --includedir)
+SHLIB_LINK += -lpq
 
 EXTRA_CLEAN = $(DATA_built) $(OBJS:.o=.d)
 

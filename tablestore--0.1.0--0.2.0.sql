@@ -246,3 +246,94 @@ AS 'MODULE_PATHNAME', 'tablestore_shard_of' LANGUAGE C IMMUTABLE STRICT PARALLEL
 
 COMMENT ON FUNCTION tablestore.shard_of(text, int) IS
 'The hash partition (0 .. shard_count - 1) that PostgreSQL''s PARTITION BY HASH (partition_key) with that modulus puts a PartitionKey in';
+
+--------------------------------------------------------------------------------------------------
+-- Scale-out: one table over several nodes by PartitionKey hash (doc/scale-out.md)
+--------------------------------------------------------------------------------------------------
+
+-- The shard tables: foreign tables on a coordinator, the partitions of a node's part of a table on
+-- a node. Creating them needs CREATE here (granted by an admin), as tables need it on tablestore_data.
+CREATE SCHEMA tablestore_shards;
+GRANT USAGE ON SCHEMA tablestore_shards TO PUBLIC;
+COMMENT ON SCHEMA tablestore_shards IS 'The shards of distributed tables: <key>_<shard>, foreign tables on a coordinator, partitions on a node';
+
+CREATE FUNCTION tablestore.distribute_table(name text, servers name[], shard_count int DEFAULT 32) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_distribute_table' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.distribute_table(text, name[], int) IS
+'Spread a table over postgres_fdw servers by hash of PartitionKey: shard i on servers[i % n]; its rows move with their ETags';
+
+CREATE FUNCTION tablestore.undistribute_table(name text) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_undistribute_table' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.undistribute_table(text) IS
+'Bring a distributed table''s rows back into an ordinary table of this database and drop its shards on the nodes';
+
+CREATE FUNCTION tablestore.create_shards(name text, shard_count int, shards int[], version text) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_create_shards' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.create_shards(text, int, int[], text) IS
+'On a node, called by distribute_table: the node''s part of a distributed table and the partitions of the shards named';
+
+CREATE FUNCTION tablestore.route(tbl text, partition_key text, OUT shard int, OUT server name, OUT shard_table text)
+RETURNS record AS 'MODULE_PATHNAME', 'tablestore_route' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.route(text, text) IS
+'Where a PartitionKey of a table lives: its shard, the server that holds it (NULL when here) and the shard table';
+
+--------------------------------------------------------------------------------------------------
+-- Property names that postgres_fdw can ship: a text without collation (doc/scale-out.md)
+--------------------------------------------------------------------------------------------------
+
+-- postgres_fdw sends a function call to a node only when its arguments carry no collation; a text
+-- literal carries the default one. A $filter on a distributed table names properties with this
+-- type, so that its accessors run on the nodes. An index on a node that serves such filters is
+-- written with it: (tablestore.filter_key_int32(properties, 'Age'::tablestore.property_name)).
+CREATE TYPE tablestore.property_name;
+CREATE FUNCTION tablestore.property_name_in(cstring) RETURNS tablestore.property_name
+AS 'textin' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.property_name_out(tablestore.property_name) RETURNS cstring
+AS 'textout' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE tablestore.property_name (
+	INPUT = tablestore.property_name_in, OUTPUT = tablestore.property_name_out,
+	INTERNALLENGTH = VARIABLE, STORAGE = extended, CATEGORY = 'U'
+);
+COMMENT ON TYPE tablestore.property_name IS 'A property name as text without a collation, which postgres_fdw ships to nodes';
+COMMENT ON FUNCTION tablestore.property_name_in(cstring) IS 'Input of tablestore.property_name (as text)';
+COMMENT ON FUNCTION tablestore.property_name_out(tablestore.property_name) IS 'Output of tablestore.property_name (as text)';
+
+CREATE FUNCTION tablestore.filter_key_string(tablestore.entity, tablestore.property_name) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_string' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_int32(tablestore.entity, tablestore.property_name) RETURNS float8
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_int32' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_int64(tablestore.entity, tablestore.property_name) RETURNS numeric
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_int64' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_double(tablestore.entity, tablestore.property_name) RETURNS float8
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_double' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_bool(tablestore.entity, tablestore.property_name) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_bool' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_datetime(tablestore.entity, tablestore.property_name) RETURNS int8
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_datetime' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.prop_type(tablestore.entity, tablestore.property_name) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_prop_type' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.prop_guid(tablestore.entity, tablestore.property_name) RETURNS uuid
+AS 'MODULE_PATHNAME', 'tablestore_prop_guid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.prop_binary(tablestore.entity, tablestore.property_name) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_prop_binary' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.entity_exists(tablestore.entity, tablestore.property_name) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_exists' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR tablestore.? (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.property_name, FUNCTION = tablestore.entity_exists,
+	RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON FUNCTION tablestore.filter_key_string(tablestore.entity, tablestore.property_name) IS 'filter_key_string with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_int32(tablestore.entity, tablestore.property_name) IS 'filter_key_int32 with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_int64(tablestore.entity, tablestore.property_name) IS 'filter_key_int64 with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_double(tablestore.entity, tablestore.property_name) IS 'filter_key_double with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_bool(tablestore.entity, tablestore.property_name) IS 'filter_key_bool with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_datetime(tablestore.entity, tablestore.property_name) IS 'filter_key_datetime with a shippable property name';
+COMMENT ON FUNCTION tablestore.prop_type(tablestore.entity, tablestore.property_name) IS 'prop_type with a shippable property name';
+COMMENT ON FUNCTION tablestore.prop_guid(tablestore.entity, tablestore.property_name) IS 'prop_guid with a shippable property name';
+COMMENT ON FUNCTION tablestore.prop_binary(tablestore.entity, tablestore.property_name) IS 'prop_binary with a shippable property name';
+COMMENT ON FUNCTION tablestore.entity_exists(tablestore.entity, tablestore.property_name) IS 'Operator ? with a shippable property name';
+COMMENT ON OPERATOR tablestore.? (tablestore.entity, tablestore.property_name) IS 'Does the entity have this property (a shippable property name)';

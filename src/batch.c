@@ -19,6 +19,7 @@
  * fails, the operations are run again in request order (and rolled back) to name the first that
  * fails, as the service does: the writes ran in key order.
  */
+#include "remote_call.h"
 #include "batch.h"
 
 #include "access/xact.h"
@@ -339,7 +340,8 @@ result_document(BatchOp *ops, int n)
 }
 
 BatchOp *
-batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, const KeyScope *scope, int *nops)
+batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, const KeyScope *scope, int *nops,
+		  Oid *remote)
 {
 	TsTable		t = *tp;
 	int			n;
@@ -373,6 +375,11 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 			batch_op_error(sorted[i]->index, TSE_BATCH_DUPLICATE, "the entity %s is already operation %d of the batch",
 					 ts_keys_excerpt(sorted[i]->pk, sorted[i]->rk), sorted[i - 1]->index);
 	}
+
+	/* a distributed table: the partition's node runs the whole batch (one remote call) */
+	*remote = n > 0 ? ts_table_route(&t, ops[0].pk, needed) : InvalidOid;
+	if (OidIsValid(*remote))
+		return NULL;
 
 	lock_keys(&t, ops, n);		/* step 0 */
 	op_cxt = AllocSetContextCreate(outer, "tablestore batch operation", ALLOCSET_DEFAULT_SIZES);
@@ -445,14 +452,17 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 
 /* Run the batch of the SQL function: the table by name, the result as jsonb. */
 static Datum
-execute_batch(text *tbl, const char *doc, size_t len)
+execute_batch(FunctionCallInfo fcinfo, text *tbl, const char *doc, size_t len)
 {
 	TsTable		t;
 	BatchOp    *ops;
 	int			n;
+	Oid			remote;
 
 	ts_table_resolve(tbl, &t);
-	ops = batch_run(&t, doc, len, BATCH_MAX_BYTES, NULL, &n);
+	ops = batch_run(&t, doc, len, BATCH_MAX_BYTES, NULL, &n, &remote);
+	if (OidIsValid(remote))
+		return ts_forward_call(fcinfo, remote, true);
 	return result_document(ops, n);
 }
 
@@ -476,7 +486,7 @@ tablestore_execute_batch(PG_FUNCTION_ARGS)
 	ts_require_utf8();
 	ops = PG_GETARG_JSONB_P(1);
 	doc = JsonbToCString(NULL, &ops->root, VARSIZE(ops));
-	PG_RETURN_DATUM(execute_batch(PG_GETARG_TEXT_PP(0), doc, strlen(doc)));
+	PG_RETURN_DATUM(execute_batch(fcinfo, PG_GETARG_TEXT_PP(0), doc, strlen(doc)));
 }
 
 /* execute_batch(tbl text, operations text): the document exactly as sent. */
@@ -489,5 +499,5 @@ tablestore_execute_batch_text(PG_FUNCTION_ARGS)
 	check_args(fcinfo);
 	ts_require_utf8();
 	ops = PG_GETARG_TEXT_PP(1);
-	PG_RETURN_DATUM(execute_batch(PG_GETARG_TEXT_PP(0), VARDATA_ANY(ops), VARSIZE_ANY_EXHDR(ops)));
+	PG_RETURN_DATUM(execute_batch(fcinfo, PG_GETARG_TEXT_PP(0), VARDATA_ANY(ops), VARSIZE_ANY_EXHDR(ops)));
 }

@@ -62,10 +62,12 @@ struct KeyScope;
  * Run a batch on a resolved table (batch.c): the document read by batch_parse, every operation's
  * keys inside scope (NULL: not scoped), every key locked, conditions checked, the writes made in
  * one subtransaction; returns the operations in request order with their results, or raises
- * (nothing written) naming the failing operation.
+ * (nothing written) naming the failing operation. On a distributed table whose partition is on
+ * another node, nothing runs here: NULL is returned with that node's server in *remote, and the
+ * caller forwards the call (remote_call.h); else *remote is InvalidOid.
  */
 extern BatchOp *batch_run(const TsTable *t, const char *doc, size_t len, size_t max_bytes,
-						  const struct KeyScope *scope, int *n);
+						  const struct KeyScope *scope, int *n, Oid *remote);
 
 /* Raise an error about operation index. */
 extern void batch_op_error(int index, TsErrorCode code, const char *fmt,...) pg_attribute_printf(3, 4) pg_attribute_noreturn();

@@ -20,6 +20,7 @@
 #include "ts_support.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
+#include "remote_call.h"
 
 void
 entity_dml_split(Entity *e, EntityArg *out)
@@ -311,6 +312,7 @@ tablestore_insert_entity(PG_FUNCTION_ARGS)
 	EntityArg	ea;
 
 	table_and_entity(fcinfo, &t, &ea);
+	TS_FORWARD_IF_REMOTE(fcinfo, &t, ea.pk, ACL_INSERT, true);
 	PG_RETURN_TEXT_P(entity_dml_insert(&t, &ea).etag);
 }
 
@@ -323,6 +325,7 @@ conditional_update(FunctionCallInfo fcinfo, bool merge)
 
 	ts_require_arg(fcinfo, 2, "if_match");
 	table_and_entity(fcinfo, &t, &ea);
+	TS_FORWARD_IF_REMOTE(fcinfo, &t, ea.pk, ACL_UPDATE | ACL_SELECT, true);
 	PG_RETURN_TEXT_P(entity_dml_update(&t, &ea, merge, PG_GETARG_TEXT_PP(2)).etag);
 }
 
@@ -358,6 +361,7 @@ tablestore_upsert_entity(PG_FUNCTION_ARGS)
 	else
 		ts_raisef(TSE_INVALID_INPUT, "upsert mode must be 'merge' or 'replace'");
 	table_and_entity(fcinfo, &t, &ea);
+	TS_FORWARD_IF_REMOTE(fcinfo, &t, ea.pk, ACL_INSERT | ACL_UPDATE, true);
 	PG_RETURN_TEXT_P(entity_dml_upsert(&t, &ea, merge).etag);
 }
 
@@ -378,6 +382,7 @@ tablestore_delete_entity(PG_FUNCTION_ARGS)
 	TsTable		t;
 
 	entity_dml_delete_args(fcinfo, &t);
+	TS_FORWARD_IF_REMOTE(fcinfo, &t, PG_GETARG_TEXT_PP(1), ACL_DELETE | ACL_SELECT, true);
 	entity_dml_delete(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3));
 	PG_RETURN_VOID();
 }
@@ -399,6 +404,7 @@ tablestore_get_entity(PG_FUNCTION_ARGS)
 	sel = select_list_parse(PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
 	if (get_call_result_type(fcinfo, NULL, &rowdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "tablestore.get_entity must return a composite type");
+	TS_FORWARD_IF_REMOTE(fcinfo, &t, PG_GETARG_TEXT_PP(1), ACL_SELECT, false);
 	entity_dml_get(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), values, nulls);
 	if (sel != NULL)
 	{

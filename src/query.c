@@ -7,6 +7,7 @@
  * primary key (fast_path.c); other filters run as cached, parameterised statements.
  */
 #include "query.h"
+#include "remote_call.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -37,12 +38,12 @@ ts_query_init(void)
 }
 
 void
-ts_query_translate(text *filter, OdFilter *f, int param_base)
+ts_query_translate(text *filter, OdFilter *f, int param_base, bool shippable)
 {
 	TsError		err = {0};
 
 	if (!odata_translate(filter ? VARDATA_ANY(filter) : "", filter ? VARSIZE_ANY_EXHDR(filter) : 0,
-						 ts_max_filter_comparisons, param_base, f, &err))
+						 ts_max_filter_comparisons, param_base, shippable ? ODATA_SHIPPABLE : 0, f, &err))
 		ts_raise(&err);
 }
 
@@ -164,6 +165,15 @@ ts_query_check_continuation(FunctionCallInfo fcinfo, int arg)
 	}
 }
 
+void
+ts_append_key_position(StringInfo sql, const TsTable *t, const char *pk, const char *rk)
+{
+	if (t->partitioned)
+		appendStringInfo(sql, "partition_key >= %1$s AND (partition_key > %1$s OR row_key >= %2$s)", pk, rk);
+	else
+		appendStringInfo(sql, "(partition_key, row_key) >= (%s, %s)", pk, rk);
+}
+
 /* The statement query_entities runs (continuation, when given, as literals). */
 static void
 build_select(StringInfo sql, const TsTable *t, const OdFilter *f, int top, text *npk, text *nrk)
@@ -171,14 +181,18 @@ build_select(StringInfo sql, const TsTable *t, const OdFilter *f, int top, text 
 	appendStringInfo(sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s", t->qualified, f->sql->data);
 	if (npk != NULL)
 	{
-		appendStringInfoString(sql, " AND (partition_key, row_key) >= (");
-		odata_append_sql_literal(sql, VARDATA_ANY(npk), VARSIZE_ANY_EXHDR(npk));
-		appendStringInfoString(sql, " COLLATE \"C\", ");
+		StringInfoData pk,
+					rk;
+
+		initStringInfo(&pk);
+		initStringInfo(&rk);
+		odata_append_sql_literal(&pk, VARDATA_ANY(npk), VARSIZE_ANY_EXHDR(npk));
 		if (nrk)
-			odata_append_sql_literal(sql, VARDATA_ANY(nrk), VARSIZE_ANY_EXHDR(nrk));
+			odata_append_sql_literal(&rk, VARDATA_ANY(nrk), VARSIZE_ANY_EXHDR(nrk));
 		else
-			appendStringInfoString(sql, "''");
-		appendStringInfoString(sql, " COLLATE \"C\")");
+			appendStringInfoString(&rk, "''");
+		appendStringInfoString(sql, " AND ");
+		ts_append_key_position(sql, t, pk.data, rk.data);
 	}
 	appendStringInfoString(sql, " " TS_KEY_ORDER);
 	if (top > 0)
@@ -197,7 +211,7 @@ inline_query_from_args(FunctionCallInfo fcinfo, const char *prefix, OdFilter *f,
 
 	ts_require_arg(fcinfo, 0, "tbl");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	ts_query_translate(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, INLINE_LITERALS);
+	ts_query_translate(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, INLINE_LITERALS, t.partitioned);
 	top = ts_query_top(fcinfo, 2, true);
 	ts_query_check_continuation(fcinfo, 3);
 	initStringInfo(sql);
@@ -255,7 +269,7 @@ tablestore_odata_to_sql(PG_FUNCTION_ARGS)
 {
 	OdFilter	f;
 
-	ts_query_translate(PG_GETARG_TEXT_PP(0), &f, INLINE_LITERALS);
+	ts_query_translate(PG_GETARG_TEXT_PP(0), &f, INLINE_LITERALS, false);
 	PG_RETURN_TEXT_P(cstring_to_text(f.sql->data));
 }
 
@@ -351,11 +365,17 @@ int
 ts_query_args(FunctionCallInfo fcinfo, int param_base, bool top_optional, TsTable *t, OdFilter *f,
 		   SelectList **sel)
 {
+	int			top;
+
 	ts_require_arg(fcinfo, 0, "tbl");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), t);
-	ts_query_translate(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, param_base);
+	ts_query_translate(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, param_base, t->partitioned);
 	*sel = select_list_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
-	return ts_query_top(fcinfo, 3, top_optional);
+	top = ts_query_top(fcinfo, 3, top_optional);
+	/* a distributed table's one partition: the node that holds it answers the whole call */
+	if (t->partitioned && f->range_pk != NULL)
+		t->remote = ts_table_route(t, ts_literal_text(f->range_pk), ACL_SELECT);
+	return top;
 }
 
 PG_FUNCTION_INFO_V1(tablestore_query_entities);
@@ -375,6 +395,8 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 	Datum	   *values;
 
 	top = ts_query_args(fcinfo, 0, true, &t, &f, &receiver.sel);
+	if (OidIsValid(t.remote))
+		return ts_forward_call(fcinfo, t.remote, false);
 
 	InitMaterializedSRF(fcinfo, 0);
 	receiver.pub.receiveSlot = result_receive;

@@ -23,7 +23,14 @@ extern void ts_query_init(void);
 extern void ts_query_page_init(void);
 
 /* Translate a $filter (NULL: everything); param_base as for odata_translate. */
-extern void ts_query_translate(text *filter, OdFilter *f, int param_base);
+extern void ts_query_translate(text *filter, OdFilter *f, int param_base, bool shippable);
+
+/*
+ * The condition "(partition_key, row_key) >= (pk, rk)" (SQL expressions) into sql. On a
+ * distributed table it is written out as partition_key >= pk AND (partition_key > pk OR row_key
+ * >= rk), which postgres_fdw sends to the nodes (a row comparison it does not).
+ */
+extern void ts_append_key_position(StringInfo sql, const TsTable *t, const char *pk, const char *rk);
 
 /* The SQL type and value of each recorded parameter, after the first `base` slots. */
 extern void ts_query_bind_params(const OdFilter *f, int base, Oid *types, Datum *values);

@@ -19,6 +19,7 @@
  * once by row_json.c into the page's sink: JSON text for query_page_json and the REST protocol,
  * jsonb built directly (no JSON text parsed again) for query_page.
  */
+#include "remote_call.h"
 #include "query_page.h"
 
 #include "catalog/pg_type.h"
@@ -286,11 +287,16 @@ page_collect(PageCollector *pc, const TsTable *t, const OdFilter *f, text *pos_p
 	guc_level = ts_query_settings_begin(f);
 	ts_spi_begin();
 	initStringInfo(&sql);
-	if (f->dense)
+	if (f->dense || t->partitioned)
 	{
-		/* a key range: every row the index scan visits matches, so top + 1 rows bound the work */
-		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
-						 TS_KEY_ORDER " LIMIT $5", t->qualified, f->sql->data);
+		/*
+		 * A key range: every row the index scan visits matches, so top + 1 rows bound the work. A
+		 * distributed table's filter is a condition of the nodes' scans (postgres_fdw sends it),
+		 * not a column the coordinator computes, so its page is read this way too.
+		 */
+		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND ", t->qualified, f->sql->data);
+		ts_append_key_position(&sql, t, "$1", "$2");
+		appendStringInfoString(&sql, " " TS_KEY_ORDER " LIMIT $5");
 		args[0] = PointerGetDatum(pos_pk);
 		args[1] = PointerGetDatum(pos_rk);
 		args[4] = Int64GetDatum(pc->top + 1);
@@ -301,8 +307,10 @@ page_collect(PageCollector *pc, const TsTable *t, const OdFilter *f, text *pos_p
 		SPIPlanPtr	plan;
 		int64		chunk = 1024;
 
-		appendStringInfo(&sql, "SELECT (%s), " TS_ROW_COLUMNS " FROM %s WHERE %s AND (partition_key, row_key) >= ($1, $2) "
-						 TS_KEY_ORDER " LIMIT $5", f->sql->data, t->qualified, f->key_bounds->data);
+		appendStringInfo(&sql, "SELECT (%s), " TS_ROW_COLUMNS " FROM %s WHERE %s AND ", f->sql->data, t->qualified,
+						 f->key_bounds->data);
+		ts_append_key_position(&sql, t, "$1", "$2");
+		appendStringInfoString(&sql, " " TS_KEY_ORDER " LIMIT $5");
 		plan = ts_plan_cache_get(sql.data, nargs, types, 0);
 		pc->pub.receiveSlot = collector_receive_walk;
 		for (;;)
@@ -381,6 +389,8 @@ tablestore_query_page(PG_FUNCTION_ARGS)
 
 	jsonb_sink_init(&sink, CurrentMemoryContext);
 	page_from_args(fcinfo, &pc, &sink.pub, &t, &f, &pos_pk, &pos_rk);
+	if (OidIsValid(t.remote))
+		return ts_forward_call(fcinfo, t.remote, false);
 	pc.ctx.options = ENTITY_JSON_FOR_JSONB;
 	write_page(&pc, &sink.pub, &t, &f, pos_pk, pos_rk);
 	PG_RETURN_JSONB_P(jsonb_sink_result(&sink));
@@ -403,6 +413,8 @@ tablestore_query_page_json(PG_FUNCTION_ARGS)
 	appendStringInfoSpaces(&out, VARHDRSZ);
 	json_text_sink_init(&sink, &out);
 	page_from_args(fcinfo, &pc, &sink.pub, &t, &f, &pos_pk, &pos_rk);
+	if (OidIsValid(t.remote))
+		return ts_forward_call(fcinfo, t.remote, false);
 	write_page(&pc, &sink.pub, &t, &f, pos_pk, pos_rk);
 	SET_VARSIZE(out.data, out.len);
 	PG_RETURN_TEXT_P((text *) out.data);

@@ -2,6 +2,7 @@
  * rest_batch.c - the REST function of $batch (doc/gateway.md): one changeset, read by the gateway
  * into execute_batch's document with the sub-requests' keys, bodies and Prefer, run as one batch.
  */
+#include "remote_call.h"
 #include "rest.h"
 
 #include "batch.h"
@@ -30,6 +31,7 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 	const char *table;
 	KeyScope	ks;
 	bool		scoped;
+	Oid			remote;
 
 	ts_require_arg(fcinfo, 0, "tbl");
 	if (PG_ARGISNULL(1))
@@ -40,7 +42,9 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 	table = rest_table_name(fcinfo, 0);
 	doc = PG_GETARG_TEXT_PP(1);
 	scoped = key_scope_from_arg(fcinfo, 5, &ks);
-	ops = batch_run(&t, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), BATCH_MAX_REST_BYTES, scoped ? &ks : NULL, &n);
+	ops = batch_run(&t, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), BATCH_MAX_REST_BYTES, scoped ? &ks : NULL, &n, &remote);
+	if (OidIsValid(remote))
+		return ts_forward_call(fcinfo, remote, true);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < n; i++)

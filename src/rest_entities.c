@@ -5,6 +5,7 @@
  * parts (keys from the URL, the body's text) and render the answer's body.
  */
 #include "rest.h"
+#include "remote_call.h"
 
 #include "entity_dml.h"
 #include "key_scope.h"
@@ -91,6 +92,7 @@ tablestore_rest_insert_entity(PG_FUNCTION_ARGS)
 	rest_target_from_args(fcinfo, 3, &rt);
 	entity_dml_split(body_entity(PG_GETARG_TEXT_PP(1)), &ea);
 	check_scope(fcinfo, 6, ea.pk, ea.rk);
+	TS_FORWARD_IF_REMOTE(fcinfo, &t, ea.pk, ACL_INSERT, true);
 	w = entity_dml_insert(&t, &ea);
 	values[0] = PointerGetDatum(w.etag);
 	values[1] = PointerGetDatum(ea.pk);
@@ -136,6 +138,7 @@ tablestore_rest_write_entity(PG_FUNCTION_ARGS)
 	url_entity(PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3), &ea);
 	check_scope(fcinfo, 6, ea.pk, ea.rk);
 	merge = PG_GETARG_BOOL(4);
+	TS_FORWARD_IF_REMOTE(fcinfo, &t, ea.pk, PG_ARGISNULL(5) ? ACL_INSERT | ACL_UPDATE : ACL_UPDATE | ACL_SELECT, true);
 	if (PG_ARGISNULL(5))
 		PG_RETURN_TEXT_P(entity_dml_upsert(&t, &ea, merge).etag);
 	PG_RETURN_TEXT_P(entity_dml_update(&t, &ea, merge, PG_GETARG_TEXT_PP(5)).etag);
@@ -166,6 +169,7 @@ tablestore_rest_get_entity(PG_FUNCTION_ARGS)
 	sel = select_list_parse(PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
 	rest_target_from_args(fcinfo, 4, &rt);
 	check_scope(fcinfo, 7, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2));
+	TS_FORWARD_IF_REMOTE(fcinfo, &t, PG_GETARG_TEXT_PP(1), ACL_SELECT, false);
 	entity_dml_get(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), row, row_nulls);
 	rest_row_of(row, &r, &v);
 	values[0] = row[TS_COL_ETAG];
@@ -198,6 +202,8 @@ tablestore_rest_query_entities(PG_FUNCTION_ARGS)
 	KeyScope	ks;
 
 	top = ts_query_args(fcinfo, 5, true, &t, &f, &sel);
+	if (OidIsValid(t.remote))
+		return ts_forward_call(fcinfo, t.remote, false);
 	if (key_scope_from_arg(fcinfo, 9, &ks))
 		key_scope_translate(&ks, PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), &f, 5);
 	ts_query_check_continuation(fcinfo, 4);
@@ -248,6 +254,7 @@ tablestore_rest_delete_entity(PG_FUNCTION_ARGS)
 
 	entity_dml_delete_args(fcinfo, &t);
 	check_scope(fcinfo, 4, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2));
+	TS_FORWARD_IF_REMOTE(fcinfo, &t, PG_GETARG_TEXT_PP(1), ACL_DELETE | ACL_SELECT, true);
 	entity_dml_delete(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(3));
 	PG_RETURN_VOID();
 }

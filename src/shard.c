@@ -12,7 +12,17 @@
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "ts_report.h"
+#include "ts_table.h"
 #include "utils/fmgrprotos.h"
+
+int
+ts_shard_of(text *pk, int shards)
+{
+	uint64		hash = DatumGetUInt64(DirectFunctionCall2Coll(hashtextextended, C_COLLATION_OID, PointerGetDatum(pk),
+															  UInt64GetDatum(HASH_PARTITION_SEED)));
+
+	return (int) (hash_combine64(0, hash) % (uint64) shards);
+}
 
 /* tablestore.shard_of(partition_key text, shard_count int) -> int: 0 .. shard_count - 1 */
 PG_FUNCTION_INFO_V1(tablestore_shard_of);
@@ -20,11 +30,8 @@ Datum
 tablestore_shard_of(PG_FUNCTION_ARGS)
 {
 	int32		shards = PG_GETARG_INT32(1);
-	uint64		hash;
 
 	if (shards < 1)
 		ts_raisef(TSE_INVALID_INPUT, "shard_count must be at least 1, not %d", shards);
-	hash = DatumGetUInt64(DirectFunctionCall2Coll(hashtextextended, C_COLLATION_OID, PG_GETARG_DATUM(0),
-												  UInt64GetDatum(HASH_PARTITION_SEED)));
-	PG_RETURN_INT32((int32) (hash_combine64(0, hash) % (uint64) shards));
+	PG_RETURN_INT32(ts_shard_of(PG_GETARG_TEXT_PP(0), shards));
 }

@@ -18,6 +18,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/partcache.h"
 #include "utils/syscache.h"
 
 const char *const ts_column_names[Natts_tablestore_table] = {
@@ -109,12 +110,32 @@ primary_key_problem(Relation rel)
 	return problem;
 }
 
+/*
+ * A distributed table (doc/scale-out.md) is partitioned by hash of partition_key alone; on the
+ * coordinator its partitions are foreign tables and it has no primary key (PostgreSQL allows none
+ * there), on a node its partitions are tablestore tables under the parent's primary key.
+ */
+static const char *
+partitioning_problem(Relation rel)
+{
+	PartitionKey key = RelationGetPartitionKey(rel);
+
+	if (key->strategy != PARTITION_STRATEGY_HASH || key->partnatts != 1 ||
+		key->partattrs[0] != Anum_tablestore_partition_key)
+		return "it is partitioned, but not by hash of partition_key alone";
+	if (OidIsValid(RelationGetPrimaryKeyIndex(rel)))
+		return primary_key_problem(rel);
+	return NULL;
+}
+
 static const char *
 compute_problem(Relation rel)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 
-	if (rel->rd_rel->relkind != RELKIND_RELATION)
+	bool		partitioned = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE;
+
+	if (rel->rd_rel->relkind != RELKIND_RELATION && !partitioned)
 		return psprintf("it is %s", relkind_text(rel->rd_rel->relkind));
 	if (desc->natts != Natts_tablestore_table)
 		return psprintf("it has %d columns; a tablestore table has exactly partition_key, row_key, "
@@ -133,6 +154,8 @@ compute_problem(Relation rel)
 		if (c <= TS_COL_RK && a->attcollation != C_COLLATION_OID)
 			return psprintf("its column \"%s\" is not COLLATE \"C\"", ts_column_names[c]);
 	}
+	if (partitioned)
+		return partitioning_problem(rel);
 	return primary_key_problem(rel);
 }
 

@@ -22,13 +22,14 @@
 #include "ts_report.h"
 #include "ts_support.h"
 #include "ts_table.h"
+#include "distribute.h"
+#include "tables.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-/* The lower-case relation name of a valid table name (raises InvalidResourceName). */
-static void
-table_key(text *name, char *key)
+void
+ts_table_key(text *name, char *key)
 {
 	const char *s = VARDATA_ANY(name);
 	int			len = VARSIZE_ANY_EXHDR(name);
@@ -40,8 +41,8 @@ table_key(text *name, char *key)
 }
 
 /* Run a statement through SPI with text arguments; raises on failure. */
-static void
-run_sql(const char *sql, int nargs, const char *const *args, int expect)
+void
+ts_run_sql(const char *sql, int nargs, const char *const *args, int expect)
 {
 	Oid			types[2] = {TEXTOID, TEXTOID};
 	Datum		values[2];
@@ -67,6 +68,60 @@ registry_owner(void)
 	return owner;
 }
 
+void
+ts_table_create_relation(const char *key, const char *name, TsTableShape shape)
+{
+	StringInfoData ddl;
+	const char *q = quote_identifier(key);
+
+	initStringInfo(&ddl);
+	appendStringInfo(&ddl,
+					 "CREATE TABLE " TS_DATA_SCHEMA ".%s ("
+					 "partition_key text COLLATE \"C\" NOT NULL, "
+					 "row_key text COLLATE \"C\" NOT NULL, "
+					 "\"timestamp\" timestamptz NOT NULL, "
+					 "etag text NOT NULL, "
+					 "properties tablestore.entity NOT NULL%s)%s; "
+					 "COMMENT ON TABLE " TS_DATA_SCHEMA ".%s IS %s",
+					 q, shape != TS_SHAPE_COORDINATOR ? ", PRIMARY KEY (partition_key, row_key)" : "",
+					 shape != TS_SHAPE_TABLE ? " PARTITION BY HASH (partition_key)" : "",
+					 q, quote_literal_cstr(psprintf("tablestore table %s", name)));
+	if (SPI_execute(ddl.data, false, 0) < 0)
+		elog(ERROR, "tablestore: creating the table failed");
+}
+
+void
+ts_table_create_stamp_trigger(const char *key)
+{
+	if (SPI_execute(psprintf("CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON " TS_DATA_SCHEMA ".%s "
+							 "FOR EACH ROW EXECUTE FUNCTION tablestore.stamp()", quote_identifier(key)), false, 0) < 0)
+		elog(ERROR, "tablestore: creating the stamp trigger failed");
+}
+
+void
+ts_table_register(const char *name, const char *key)
+{
+	const char *args[2] = {name, key};
+	Oid			save_user;
+	int			save_sec;
+
+	/* the registry row, written as the registry's owner */
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(registry_owner(), save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	ts_run_sql("INSERT INTO tablestore.tables (name, key) VALUES ($1, $2) ON CONFLICT DO NOTHING", 2, args,
+			SPI_OK_INSERT);
+	SetUserIdAndSecContext(save_user, save_sec);
+}
+
+const char *
+ts_table_registered_name(const char *key)
+{
+	const char *args[2] = {key, key};
+
+	ts_run_sql("SELECT r.name FROM tablestore.tables r WHERE r.key OPERATOR(pg_catalog.=) $2", 2, args, SPI_OK_SELECT);
+	return SPI_processed > 0 ? SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1) : key;
+}
+
 /* tablestore.create_table(name text) -> regclass */
 PG_FUNCTION_INFO_V1(tablestore_create_table);
 Datum
@@ -75,54 +130,28 @@ tablestore_create_table(PG_FUNCTION_ARGS)
 	text	   *name;
 	char		key[TS_TABLE_NAME_MAX + 1];
 	const char *args[2];
-	StringInfoData ddl;
-	Oid			save_user;
-	int			save_sec;
 	Oid			relid;
 
 	ts_require_arg(fcinfo, 0, "name");
 	name = PG_GETARG_TEXT_PP(0);
-	table_key(name, key);
+	ts_table_key(name, key);
 	args[0] = text_to_cstring(name);
 	args[1] = key;
 
 	SPI_connect();
 	/* one creator per name at a time; names are unique ignoring case */
-	run_sql("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('tablestore.create_table'), "
+	ts_run_sql("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('tablestore.create_table'), "
 			"pg_catalog.hashtext($2))", 2, args, SPI_OK_SELECT);
 	if (OidIsValid(get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false))))
-	{
-		const char *existing = key;
-
-		run_sql("SELECT r.name FROM tablestore.tables r WHERE r.key OPERATOR(pg_catalog.=) $2", 2, args, SPI_OK_SELECT);
-		if (SPI_processed > 0)
-			existing = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-		ts_raisef(TSE_TABLE_EXISTS, "a table named \"%s\" exists (names are unique ignoring case)", existing);
-	}
-	initStringInfo(&ddl);
-	appendStringInfo(&ddl,
-					 "CREATE TABLE " TS_DATA_SCHEMA ".%1$s ("
-					 "partition_key text COLLATE \"C\" NOT NULL, "
-					 "row_key text COLLATE \"C\" NOT NULL, "
-					 "\"timestamp\" timestamptz NOT NULL, "
-					 "etag text NOT NULL, "
-					 "properties tablestore.entity NOT NULL, "
-					 "PRIMARY KEY (partition_key, row_key)); "
-					 "CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON " TS_DATA_SCHEMA ".%1$s "
-					 "FOR EACH ROW EXECUTE FUNCTION tablestore.stamp(); "
-					 "COMMENT ON TABLE " TS_DATA_SCHEMA ".%1$s IS %2$s",
-					 quote_identifier(key), quote_literal_cstr(psprintf("tablestore table %s", args[0])));
-	if (SPI_execute(ddl.data, false, 0) < 0)
-		elog(ERROR, "tablestore: creating the table failed");
-
-	/* the registry row, written as the registry's owner */
-	GetUserIdAndSecContext(&save_user, &save_sec);
-	SetUserIdAndSecContext(registry_owner(), save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	run_sql("INSERT INTO tablestore.tables (name, key) VALUES ($1, $2) ON CONFLICT DO NOTHING", 2, args,
-			SPI_OK_INSERT);
-	SetUserIdAndSecContext(save_user, save_sec);
+		ts_raisef(TSE_TABLE_EXISTS, "a table named \"%s\" exists (names are unique ignoring case)",
+				  ts_table_registered_name(key));
+	ts_table_create_relation(key, args[0], TS_SHAPE_TABLE);
+	ts_table_create_stamp_trigger(key);
+	ts_table_register(args[0], key);
 	SPI_finish();
 
+	/* a coordinator that distributes every new table (tablestore.distribute_new_tables) */
+	ts_distribute_new_table(args[0]);
 	relid = get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false));
 	PG_RETURN_OID(relid);
 }
@@ -137,12 +166,13 @@ tablestore_drop_table(PG_FUNCTION_ARGS)
 
 	ts_require_arg(fcinfo, 0, "name");
 	name = PG_GETARG_TEXT_PP(0);
-	table_key(name, key);
+	ts_table_key(name, key);
 	/* locked before it is looked at: a concurrent drop makes this one ResourceNotFound */
 	if (!OidIsValid(RangeVarGetRelidExtended(makeRangeVar(TS_DATA_SCHEMA, key, -1), AccessExclusiveLock,
 											 RVR_MISSING_OK, NULL, NULL)))
 		ts_raisef(TSE_RESOURCE_NOT_FOUND, "the table \"%s\" does not exist", text_to_cstring(name));	/* the service's answer */
 	SPI_connect();
+	ts_drop_table_shards(key, text_to_cstring(name));	/* a distributed table's parts on its nodes */
 	if (SPI_execute(psprintf("DROP TABLE " TS_DATA_SCHEMA ".%s", quote_identifier(key)), false, 0) < 0)
 		elog(ERROR, "tablestore: dropping the table failed");
 	SPI_finish();

@@ -4,10 +4,12 @@
  */
 #include "postgres.h"
 
+#include "distribute.h"
 #include "fast_path.h"
 #include "fmgr.h"
 #include "plan_cache.h"
 #include "query.h"
+#include "remote_call.h"
 #include "utils/guc.h"
 
 PG_MODULE_MAGIC;
@@ -21,5 +23,7 @@ _PG_init(void)
 	ts_query_init();
 	ts_query_page_init();
 	ts_plan_cache_init();
+	ts_remote_call_init();
+	ts_distribute_init();
 	MarkGUCPrefixReserved("tablestore");
 }

@@ -18,6 +18,12 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "storage/lmgr.h"
+#include "catalog/pg_class.h"
+#include "foreign/foreign.h"
+#include "partitioning/partbounds.h"
+#include "partitioning/partdesc.h"
+#include "utils/partcache.h"
+#include "utils/rls.h"
 
 bool
 ts_table_name_valid(const char *s, int len, const char **why)
@@ -80,8 +86,74 @@ ts_table_resolve(text *name, TsTable *t)
 		ts_raisef(TSE_TABLE_NOT_FOUND, "the table \"%.*s\" does not exist", len, s);
 	rel = relation_open(t->relid, NoLock);
 	ts_layout_require(rel);
+	t->partitioned = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE;
+	t->remote = InvalidOid;
 	relation_close(rel, NoLock);
 	snprintf(t->qualified, sizeof(t->qualified), "%s.%s", TS_DATA_SCHEMA, quote_identifier(t->key));
+}
+
+/* The caller's privileges of interest on a relation. */
+static AclMode
+dml_privileges(Oid relid)
+{
+	return pg_class_aclmask(relid, GetUserId(), ACL_SELECT | ACL_INSERT | ACL_UPDATE | ACL_DELETE, ACLMASK_ALL);
+}
+
+Oid
+ts_table_route(TsTable *t, text *pk, AclMode needed)
+{
+	Relation	rel;
+	PartitionDesc pd;
+	int			shard,
+				index;
+	Oid			leaf;
+	AclResult	acl;
+
+	if (!t->partitioned)
+		return InvalidOid;
+	acl = pg_class_aclcheck(t->relid, GetUserId(), needed);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(t->relid));
+	rel = relation_open(t->relid, NoLock);	/* locked by ts_table_resolve */
+	pd = RelationGetPartitionDesc(rel, false);
+	if (pd->boundinfo == NULL)
+		index = -1;
+	else
+	{
+		shard = ts_shard_of(pk, get_hash_partition_greatest_modulus(pd->boundinfo));
+		index = pd->boundinfo->indexes[shard];
+	}
+	if (index < 0)
+	{
+		char		ex[TS_EXCERPT_BUF];
+
+		relation_close(rel, NoLock);
+		ts_raisef(TSE_SHARD_NOT_HERE, "no partition of the table \"%s\" here takes the PartitionKey \"%s\"",
+				  t->key, ts_excerpt(ex, sizeof(ex), VARDATA_ANY(pk), VARSIZE_ANY_EXHDR(pk)));
+	}
+	leaf = pd->oids[index];
+	relation_close(rel, NoLock);
+
+	if (get_rel_relkind(leaf) == RELKIND_FOREIGN_TABLE)
+		return GetForeignTable(leaf)->serverid;
+
+	/*
+	 * A local partition: worked on directly when the caller's privileges there are those on the
+	 * table and no row-level security applies (else SQL on the table, which prunes to it).
+	 */
+	LockRelationOid(leaf, AccessShareLock);
+	if (dml_privileges(leaf) != dml_privileges(t->relid) ||
+		check_enable_rls(t->relid, InvalidOid, true) == RLS_ENABLED ||
+		check_enable_rls(leaf, InvalidOid, true) == RLS_ENABLED)
+		return InvalidOid;
+	rel = relation_open(leaf, NoLock);
+	ts_layout_require(rel);
+	relation_close(rel, NoLock);
+	t->relid = leaf;
+	t->partitioned = false;
+	snprintf(t->qualified, sizeof(t->qualified), "%s",
+			 quote_qualified_identifier(get_namespace_name(get_rel_namespace(leaf)), get_rel_name(leaf)));
+	return InvalidOid;
 }
 
 bool

@@ -9,6 +9,7 @@
 
 #include "postgres.h"
 #include "table_layout.h"
+#include "nodes/parsenodes.h"
 
 #define TS_DATA_SCHEMA "tablestore_data"
 #define TS_TABLE_NAME_MAX 63
@@ -16,6 +17,8 @@
 typedef struct TsTable
 {
 	Oid			relid;
+	bool		partitioned;	/* hash-partitioned by partition_key: distributed (doc/scale-out.md) */
+	Oid			remote;			/* a query's server when its one partition is on another node */
 	char		key[TS_TABLE_NAME_MAX + 1];	/* lower-case relation name */
 	char		qualified[2 * NAMEDATALEN + 8];	/* "tablestore_data.<key>", ready for SQL */
 } TsTable;
@@ -33,6 +36,20 @@ extern void ts_table_check_name(const char *s, int len);
  * was dropped while the call waited for it) or TSX02 (not a tablestore table).
  */
 extern void ts_table_resolve(text *name, TsTable *t);
+
+/*
+ * A partitioned table's partition for one PartitionKey (contract §9). A local partition becomes the
+ * table's relation (t->relid, t->qualified), so the call then runs as on any table, on the direct
+ * path where it applies; InvalidOid is returned. A foreign partition (postgres_fdw) returns its
+ * server: the caller forwards the whole call there (remote_call.h). needed: the privileges the
+ * call needs on the table as the caller named it, checked here since the node checks only those
+ * of the user mapping's role. Raises TSX03 when no partition takes the key. Does nothing (returns
+ * InvalidOid) for a table that is not partitioned.
+ */
+extern Oid	ts_table_route(TsTable *t, text *pk, AclMode needed);
+
+/* The shard (0 .. shards - 1) PostgreSQL's hash partitioning puts a PartitionKey in. */
+extern int	ts_shard_of(text *pk, int shards);
 
 /* Is the named index (an error's constraint name) the table's primary key? */
 extern bool ts_table_is_primary_key(const TsTable *t, const char *index_name);

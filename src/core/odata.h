@@ -127,6 +127,7 @@ typedef struct OdFilter
 	bool		range_hi_incl;
 	bool		range_empty;	/* the bounds contradict each other */
 	int			param_base;		/* -1: literals inline; else the first $n is param_base + 1 */
+	bool		shippable;		/* property names as tablestore.property_name (ODATA_SHIPPABLE) */
 	int			nparams;		/* parameters used by sql and key_bounds together */
 	int			paramcap;
 	OdParam    *params;
@@ -136,7 +137,8 @@ typedef struct OdFilter
  * Parse and translate; max_comparisons bounds the number of comparisons. param_base -1 writes
  * literals into the SQL; otherwise literals become $(param_base + 1)... in out->params.
  */
-extern bool odata_translate(const char *filter, size_t len, int max_comparisons, int param_base,
+#define ODATA_SHIPPABLE 1		/* SQL that postgres_fdw sends to nodes (a distributed table) */
+extern bool odata_translate(const char *filter, size_t len, int max_comparisons, int param_base, int flags,
 							OdFilter *out, TsError *err);
 
 /* odata_lex.c */

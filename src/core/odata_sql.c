@@ -105,17 +105,19 @@ to_nnf(OdNode *n, bool negate)
 }
 
 static void
-append_name(StringInfo out, const OdNode *n)
+append_name(const OdFilter *f, StringInfo out, const OdNode *n)
 {
 	odata_append_sql_literal(out, n->name, n->name_len);
+	if (f->shippable)
+		appendStringInfoString(out, "::tablestore.property_name");
 }
 
 /* tablestore.<fn>(properties, 'Name') */
 static void
-append_accessor(StringInfo out, const char *fn, const OdNode *n)
+append_accessor(const OdFilter *f, StringInfo out, const char *fn, const OdNode *n)
 {
 	appendStringInfo(out, "tablestore.%s(" PROPS_COL ", ", fn);
-	append_name(out, n);
+	append_name(f, out, n);
 	appendStringInfoChar(out, ')');
 }
 
@@ -255,8 +257,7 @@ emit_key_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 		return;
 	}
 	appendStringInfo(out, "%s %s ", n->prop == PROP_PARTITION_KEY ? "partition_key" : "row_key", op_sql[n->op]);
-	lit_text(f, out, n->lit.str, n->lit.len);
-	appendStringInfoString(out, " COLLATE \"C\"");
+	lit_text(f, out, n->lit.str, n->lit.len);	/* the key columns' "C" collation applies */
 }
 
 /*
@@ -296,7 +297,7 @@ emit_typed_accessor_cmp(OdFilter *f, StringInfo out, const OdNode *n, const char
 
 	if (arm)
 		appendStringInfoChar(out, '(');
-	append_accessor(out, accessor, n);
+	append_accessor(f, out, accessor, n);
 	appendStringInfo(out, " %s ", op_sql[n->op]);
 	if (n->lit.type == EDM_STRING)
 		lit_bytes(f, out, PK_BYTEA, (const uint8 *) n->lit.str, n->lit.len);
@@ -304,10 +305,19 @@ emit_typed_accessor_cmp(OdFilter *f, StringInfo out, const OdNode *n, const char
 		lit_bytes(f, out, PK_UUID, n->lit.guid, 16);
 	else
 		lit_bytes(f, out, PK_BYTEA, n->lit.bin, n->lit.len);
-	if (arm)
+	if (arm && f->shippable)
+	{
+		/* present with another type, without prop_type's text (whose collation postgres_fdw refuses) */
+		appendStringInfoString(out, " OR (");
+		append_accessor(f, out, accessor, n);
+		appendStringInfoString(out, " IS NULL AND " PROPS_COL " OPERATOR(tablestore.?) ");
+		append_name(f, out, n);
+		appendStringInfoString(out, "))");
+	}
+	else if (arm)
 	{
 		appendStringInfoString(out, " OR ");
-		append_accessor(out, "prop_type", n);
+		append_accessor(f, out, "prop_type", n);
 		appendStringInfo(out, " <> '%s')", edm_type_name(n->lit.type));
 	}
 }
@@ -328,27 +338,27 @@ emit_custom_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 			emit_typed_accessor_cmp(f, out, n, "prop_binary");
 			return;
 		case EDM_INT32:
-			append_accessor(out, "filter_key_int32", n);
+			append_accessor(f, out, "filter_key_int32", n);
 			appendStringInfo(out, " %s ", op_sql[n->op]);
 			lit_float8(f, out, (double) n->lit.i32, true);
 			return;
 		case EDM_INT64:
-			append_accessor(out, "filter_key_int64", n);
+			append_accessor(f, out, "filter_key_int64", n);
 			appendStringInfo(out, " %s ", op_sql[n->op]);
 			lit_int(f, out, PK_NUMERIC, n->lit.i64);
 			return;
 		case EDM_DOUBLE:
-			append_accessor(out, "filter_key_double", n);
+			append_accessor(f, out, "filter_key_double", n);
 			appendStringInfo(out, " %s ", op_sql[n->op]);
 			lit_float8(f, out, n->lit.dbl, false);
 			return;
 		case EDM_BOOLEAN:
-			append_accessor(out, "filter_key_bool", n);
+			append_accessor(f, out, "filter_key_bool", n);
 			appendStringInfo(out, " %s ", op_sql[n->op]);
 			lit_int(f, out, PK_INT4, n->lit.b ? 1 : 0);
 			return;
 		case EDM_DATETIME:
-			append_accessor(out, "filter_key_datetime", n);
+			append_accessor(f, out, "filter_key_datetime", n);
 			appendStringInfo(out, " %s ", op_sql[n->op]);
 			lit_int(f, out, PK_INT8, n->lit.i64);
 			return;
@@ -376,7 +386,7 @@ emit_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 			if (n->or_absent)
 			{
 				appendStringInfoString(out, " OR NOT (" PROPS_COL " OPERATOR(tablestore.?) ");
-				append_name(out, n);
+				append_name(f, out, n);
 				appendStringInfoString(out, "))");
 			}
 			return;
@@ -409,7 +419,6 @@ emit_key_in_list(OdFilter *f, StringInfo out, const OdNode *n)
 		if (k > 0)
 			appendStringInfoString(out, ", ");
 		lit_text(f, out, n->kids[k]->lit.str, n->kids[k]->lit.len);
-		appendStringInfoString(out, " COLLATE \"C\"");
 	}
 	appendStringInfoChar(out, ')');
 	return true;
@@ -554,11 +563,12 @@ describe_conjuncts(OdFilter *f)
 }
 
 bool
-odata_translate(const char *filter, size_t len, int max_comparisons, int param_base, OdFilter *out,
+odata_translate(const char *filter, size_t len, int max_comparisons, int param_base, int flags, OdFilter *out,
 				TsError *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->param_base = param_base;
+	out->shippable = (flags & ODATA_SHIPPABLE) != 0;
 	out->sql = makeStringInfo();
 	out->key_bounds = makeStringInfo();
 	out->root = odata_parse(filter, len, max_comparisons, &out->ncomparisons, err);

@@ -48,7 +48,10 @@
 	X(TSE_CONDITION_FAILED,		"TSP01", "UpdateConditionNotSatisfied", "the If-Match ETag is not the entity's current ETag") \
 	X(TSE_NOT_UTF8,				"TSX01", "NotSupported", "the database encoding is not UTF8") \
 	X(TSE_TABLE_LAYOUT,			"TSX02", "InternalError", "a relation in tablestore_data does not have a tablestore table's layout (see the detail)") \
-	X(TSE_KEY_SCOPE,			"TSA01", "AuthorizationFailure", "a key is outside the key range the call is scoped to (a shared access signature's spk/srk/epk/erk)")
+	X(TSE_KEY_SCOPE,			"TSA01", "AuthorizationFailure", "a key is outside the key range the call is scoped to (a shared access signature's spk/srk/epk/erk)") \
+	X(TSE_SHARD_NOT_HERE,		"TSX03", "InternalError", "a distributed table's partition for the key is not on this node (a misrouted call or row)") \
+	X(TSE_TWO_NODES,			"TSX04", "NotSupported", "a transaction would write to a second node of a distributed table (no two-phase commit; tablestore.allow_multi_node_writes)") \
+	X(TSE_DISTRIBUTION,			"TSX05", "InvalidInput", "distribute_table, undistribute_table or create_shards cannot do what was asked (see the detail)")
 
 typedef enum TsErrorCode
 {

@@ -42,8 +42,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 64 * 1024)
 		return 0;
-	ok = odata_translate((const char *) data, size, 10000, -1, &inline_f, &err);
-	ok2 = odata_translate((const char *) data, size, 10000, 0, &param_f, &err2);
+	ok = odata_translate((const char *) data, size, 10000, -1, 0, &inline_f, &err);
+	ok2 = odata_translate((const char *) data, size, 10000, 0, ODATA_SHIPPABLE, &param_f, &err2);
 	FUZZ_CHECK(ok == ok2, "inline and parameter translation agree on accepting a filter");
 	if (!ok)
 		FUZZ_CHECK(err.code != TSE_NONE && err.msg[0] != '\0', "a rejected filter has an error code and a message");

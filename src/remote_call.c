@@ -1,0 +1,272 @@
+/*
+ * remote_call.c - calls on the node that holds a distributed table's partition (remote_call.h).
+ *
+ * The connection is postgres_fdw's own (GetConnection, looked up in its library): one connection
+ * per server and user mapping, a remote transaction begun at the first use in a local transaction
+ * (REPEATABLE READ, or SERIALIZABLE under a serializable local one), savepoints matching local
+ * subtransactions, commit in the local pre-commit and rollback on abort. postgres_fdw has no
+ * two-phase commit: a transaction writing on two nodes could commit on one and fail on the other,
+ * so tablestore refuses it unless tablestore.allow_multi_node_writes is on.
+ */
+#include "remote_call.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "foreign/foreign.h"
+#include "funcapi.h"
+#include "libpq-fe.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "ts_report.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+bool		ts_allow_multi_node_writes = false;
+
+/* the server this transaction wrote on through tablestore's calls, if any */
+static Oid	write_server = InvalidOid;
+
+static void
+forget_write_server(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
+		write_server = InvalidOid;
+}
+
+void
+ts_remote_call_init(void)
+{
+	DefineCustomBoolVariable("tablestore.allow_multi_node_writes",
+							 "Lets one transaction write to a distributed table on more than one node.",
+							 "postgres_fdw has no two-phase commit: such a transaction can commit on one node "
+							 "and fail on another. Off by default.",
+							 &ts_allow_multi_node_writes, false, PGC_USERSET, 0, NULL, NULL, NULL);
+	RegisterXactCallback(forget_write_server, NULL);
+}
+
+void
+ts_note_remote_write(Oid server)
+{
+	if (OidIsValid(write_server) && write_server != server && !ts_allow_multi_node_writes)
+	{
+		ForeignServer *a = GetForeignServer(write_server);
+		ForeignServer *b = GetForeignServer(server);
+		TsError		err = {0};
+
+		ts_fail(&err, TSE_TWO_NODES, "this transaction wrote on the node \"%s\" and would now write on \"%s\"",
+				a->servername, b->servername);
+		ts_fail_detail(&err, "Writes to a distributed table commit on each node separately (there is no two-phase "
+					   "commit), so a transaction writes on one node only.");
+		ts_raise(&err);
+	}
+	write_server = server;
+}
+
+/* ---------- the connection ---------- */
+
+typedef PGconn *(*GetConnection_fn) (UserMapping *user, bool will_prep_stmt, void **state);
+typedef PGresult *(*get_result_fn) (PGconn *conn, const char *query);
+
+static GetConnection_fn get_connection;
+static get_result_fn get_result;
+
+static PGconn *
+connection_for(Oid server)
+{
+	if (get_connection == NULL)
+	{
+		get_connection = (GetConnection_fn) load_external_function("$libdir/postgres_fdw", "GetConnection", true, NULL);
+		get_result = (get_result_fn) load_external_function("$libdir/postgres_fdw", "pgfdw_get_result", true, NULL);
+	}
+	return get_connection(GetUserMapping(GetUserId(), server), false, NULL);
+}
+
+/* Raise the node's error as the node raised it: SQLSTATE, message, detail and hint. */
+static void
+raise_remote_error(PGresult *res, PGconn *conn, Oid server)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+	const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
+	int			code = state && strlen(state) == 5 ?
+		MAKE_SQLSTATE(state[0], state[1], state[2], state[3], state[4]) : ERRCODE_CONNECTION_FAILURE;
+	char	   *m = pstrdup(msg ? msg : PQerrorMessage(conn));
+	char	   *d = detail ? pstrdup(detail) : NULL;
+	char	   *h = hint ? pstrdup(hint) : NULL;
+
+	PQclear(res);
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg_internal("%s", m),
+			 d ? errdetail_internal("%s", d) : 0,
+			 h ? errhint("%s", h) : 0,
+			 state == NULL ? errcontext("on the node \"%s\"", GetForeignServer(server)->servername) : 0));
+}
+
+/* Send and wait (interruptibly); a result that is not rows or a command's success is raised. */
+static PGresult *
+remote_exec(Oid server, const char *sql, int nparams, const char *const *params)
+{
+	PGconn	   *conn = connection_for(server);
+	PGresult   *res;
+	ExecStatusType st;
+
+	if (!PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0))
+		raise_remote_error(NULL, conn, server);
+	res = get_result(conn, sql);
+	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
+		raise_remote_error(res, conn, server);
+	return res;
+}
+
+char *
+ts_remote_query(Oid server, const char *sql, int nparams, const char *const *params, bool writes)
+{
+	PGresult   *res;
+	char	   *out = NULL;
+
+	if (writes)
+		ts_note_remote_write(server);
+	res = remote_exec(server, sql, nparams, params);
+	if (PQntuples(res) > 0 && PQnfields(res) > 0 && !PQgetisnull(res, 0, 0))
+		out = pstrdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return out;
+}
+
+/* ---------- forwarding a call ---------- */
+
+/* A set-returning call's rows, into its materialized result. */
+static void
+forward_rows(FunctionCallInfo fcinfo, PGresult *res)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	AttInMetadata *meta;
+	int			natts;
+	char	  **values;
+
+	InitMaterializedSRF(fcinfo, 0);
+	natts = rsinfo->setDesc->natts;
+	if (PQnfields(res) != natts)
+	{
+		PQclear(res);
+		elog(ERROR, "tablestore: the node answered with another row type");
+	}
+	meta = TupleDescGetAttInMetadata(rsinfo->setDesc);
+	values = palloc(sizeof(char *) * natts);
+	PG_TRY();
+	{
+		for (int r = 0; r < PQntuples(res); r++)
+		{
+			for (int c = 0; c < natts; c++)
+				values[c] = PQgetisnull(res, r, c) ? NULL : PQgetvalue(res, r, c);
+			tuplestore_puttuple(rsinfo->setResult, BuildTupleFromCStrings(meta, values));
+		}
+	}
+	PG_FINALLY();
+	{
+		PQclear(res);
+	}
+	PG_END_TRY();
+}
+
+Datum
+ts_forward_call(FunctionCallInfo fcinfo, Oid server, bool writes)
+{
+	HeapTuple	proc = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	Form_pg_proc p;
+	StringInfoData sql;
+	const char **params;
+	PGresult   *res;
+	TupleDesc	desc;
+	Oid			rettype;
+	Datum		result = (Datum) 0;
+	bool		retset;
+
+	if (!HeapTupleIsValid(proc))
+		elog(ERROR, "tablestore: cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+	p = (Form_pg_proc) GETSTRUCT(proc);
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT * FROM %s(",
+					 quote_qualified_identifier(get_namespace_name(p->pronamespace), NameStr(p->proname)));
+	params = palloc0(sizeof(char *) * Max(p->pronargs, 1));
+	for (int i = 0; i < p->pronargs; i++)
+	{
+		Oid			type = p->proargtypes.values[i];
+
+		appendStringInfo(&sql, "%s$%d::%s", i ? ", " : "", i + 1,
+						 format_type_extended(type, -1, FORMAT_TYPE_FORCE_QUALIFY));
+		if (!fcinfo->args[i].isnull)
+		{
+			Oid			out;
+			bool		varlena;
+
+			getTypeOutputInfo(type, &out, &varlena);
+			params[i] = OidOutputFunctionCall(out, fcinfo->args[i].value);
+		}
+	}
+	appendStringInfoChar(&sql, ')');
+	retset = p->proretset;
+	ReleaseSysCache(proc);
+
+	if (writes)
+		ts_note_remote_write(server);
+	res = remote_exec(server, sql.data, fcinfo->nargs, params);
+	if (retset)
+	{
+		forward_rows(fcinfo, res);
+		return (Datum) 0;
+	}
+	if (PQntuples(res) != 1)
+	{
+		PQclear(res);
+		elog(ERROR, "tablestore: the node answered a call with %d rows", PQntuples(res));
+	}
+	switch (get_call_result_type(fcinfo, &rettype, &desc))
+	{
+		case TYPEFUNC_COMPOSITE:
+			{
+				char	  **values = palloc(sizeof(char *) * desc->natts);
+
+				if (PQnfields(res) != desc->natts)
+				{
+					PQclear(res);
+					elog(ERROR, "tablestore: the node answered with another row type");
+				}
+				for (int c = 0; c < desc->natts; c++)
+					values[c] = PQgetisnull(res, 0, c) ? NULL : pstrdup(PQgetvalue(res, 0, c));
+				PQclear(res);
+				result = HeapTupleGetDatum(BuildTupleFromCStrings(TupleDescGetAttInMetadata(desc), values));
+				break;
+			}
+		case TYPEFUNC_SCALAR:
+			if (rettype == VOIDOID || PQgetisnull(res, 0, 0))
+			{
+				fcinfo->isnull = rettype != VOIDOID;
+				PQclear(res);
+			}
+			else
+			{
+				char	   *value = pstrdup(PQgetvalue(res, 0, 0));
+				Oid			in,
+							ioparam;
+
+				PQclear(res);
+				getTypeInputInfo(rettype, &in, &ioparam);
+				result = OidInputFunctionCall(in, value, ioparam, -1);
+			}
+			break;
+		default:
+			PQclear(res);
+			elog(ERROR, "tablestore: a call of this result type cannot be forwarded");
+	}
+	return result;
+}

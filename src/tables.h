@@ -1,0 +1,39 @@
+/*
+ * tables.h - the lifecycle of tables (tables.c): the DDL of a table's relation, its stamp trigger
+ * and its registry row, which create_table and the distribution of tables (distribute.c) share.
+ * All but ts_table_key run inside an SPI session.
+ */
+#ifndef TABLES_H
+#define TABLES_H
+
+#include "postgres.h"
+
+#include "ts_table.h"
+
+typedef enum TsTableShape
+{
+	TS_SHAPE_TABLE,				/* an ordinary table with its primary key */
+	TS_SHAPE_NODE,				/* a node's part of a distributed table: hash-partitioned, primary key */
+	TS_SHAPE_COORDINATOR		/* a distributed table on the coordinator: hash-partitioned over foreign
+								 * partitions, which allow no primary key */
+} TsTableShape;
+
+/* The lower-case relation name of a valid table name (raises InvalidResourceName). */
+extern void ts_table_key(text *name, char *key);
+
+/* Run a statement with text arguments (at most 2); raises unless SPI answers expect. */
+extern void ts_run_sql(const char *sql, int nargs, const char *const *args, int expect);
+
+/* CREATE TABLE tablestore_data.<key> in the layout of table_layout.h, with its comment. */
+extern void ts_table_create_relation(const char *key, const char *name, TsTableShape shape);
+
+/* The BEFORE INSERT OR UPDATE row trigger tablestore.stamp() on tablestore_data.<key>. */
+extern void ts_table_create_stamp_trigger(const char *key);
+
+/* The registry row (name as given, key), written as the registry's owner. */
+extern void ts_table_register(const char *name, const char *key);
+
+/* The registered name of a key (its case as created), or the key when there is none. */
+extern const char *ts_table_registered_name(const char *key);
+
+#endif							/* TABLES_H */

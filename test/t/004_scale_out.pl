@@ -1,0 +1,212 @@
+# test/t/004_scale_out.pl - one table over several nodes (doc/scale-out.md): 1 coordinator and
+# 3 nodes, each a cluster of its own on this machine.
+#
+# 1. The differential run: every regression file (sql/*.sql) runs against the coordinator with
+#    tablestore.distribute_new_tables naming the three nodes, so every table the file creates is
+#    distributed, each file in fresh databases on all four clusters; its output must be the one
+#    node's expected output (expected/*.out). The files whose output shows what differs by design
+#    (the catalog and plans of the coordinator's relation, the stamp trigger's place) are listed in
+#    doc/scale-out.md with the reason; any other difference fails.
+# 2. What the issue names beyond that: shard_of against the partitioning, a misrouted row refused
+#    on a node, batch atomicity on the owning node, a transaction writing to two nodes refused,
+#    filters and continuations in the nodes' Remote SQL with no Filter on the coordinator, a batch
+#    and an upsert as one remote call, rows keeping their ETags when a table is distributed and
+#    undistributed, drop_table dropping the nodes' parts.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use File::Path qw(make_path);
+use Test::More;
+
+my $root = $ENV{TS_ROOT} // '.';
+my @nodes = map {
+	my $n = PostgreSQL::Test::Cluster->new("node$_");
+	$n->init;
+	$n->append_conf('postgresql.conf', "max_locks_per_transaction = 256\nmax_connections = 40\n");
+	$n->start;
+	$n
+} 1 .. 3;
+my $coord = PostgreSQL::Test::Cluster->new('coordinator');
+$coord->init;
+$coord->append_conf('postgresql.conf', "max_locks_per_transaction = 512\n");
+$coord->start;
+my $su = $coord->safe_psql('postgres', 'SELECT current_user');
+
+# a database of this name on every cluster, the coordinator's with the servers of the nodes' ones
+sub fresh_dbs
+{
+	my ($db) = @_;
+	for my $c ($coord, @nodes)
+	{
+		$c->safe_psql('postgres', "DROP DATABASE IF EXISTS $db");
+		$c->safe_psql('postgres', "CREATE DATABASE $db");
+		$c->safe_psql($db, 'CREATE EXTENSION tablestore');
+	}
+	my $sql = "CREATE EXTENSION postgres_fdw;\n";
+	for my $i (0 .. 2)
+	{
+		my ($host, $port) = ($nodes[$i]->host, $nodes[$i]->port);
+		$sql .= "CREATE SERVER n" . ($i + 1) . " FOREIGN DATA WRAPPER postgres_fdw OPTIONS "
+		  . "(host '$host', port '$port', dbname '$db', extensions 'tablestore');\n"
+		  . "CREATE USER MAPPING FOR PUBLIC SERVER n" . ($i + 1)
+		  . " OPTIONS (user '$su', password_required 'false');\n";
+	}
+	$coord->safe_psql($db, $sql);
+}
+
+# ---------- 1. the differential run ----------
+
+# the files whose differences are by design, with the reason (the same list is in doc/scale-out.md)
+my %by_design = (
+	query_plans => 'shows plans: the coordinator scans foreign partitions where one node scans its index',
+	stamp_trigger => 'alters and inspects the stamp trigger, which is on the nodes\' tables, not the coordinator\'s',
+	tables => 'inspects the relation (relkind, primary key, trigger), a partitioned table on the coordinator',
+);
+my $pg_regress = $ENV{PG_REGRESS}
+  // (`pg_config --pgxs` =~ s{/src/makefiles/pgxs.mk\s*$}{/src/test/regress/pg_regress}r);
+my $out = "$PostgreSQL::Test::Utils::tmp_check/distributed_regress";
+make_path($out);
+my @files = sort map { m{/([^/]+)\.sql$} ? $1 : () } glob("$root/sql/*.sql");
+ok(@files >= 20, scalar(@files) . " regression files");
+for my $f (@files)
+{
+	fresh_dbs('regress_dist');
+	local $ENV{PGHOST} = $coord->host;
+	local $ENV{PGPORT} = $coord->port;
+	local $ENV{PGOPTIONS} = '-c tablestore.distribute_new_tables=n1,n2,n3 -c tablestore.shard_count=8 '
+	  . '-c tablestore.allow_multi_node_writes=on';
+	my $rc = system("$pg_regress --inputdir=$root --outputdir=$out --use-existing "
+		  . "--dbname=regress_dist $f >$out/$f.log 2>&1");
+	if ($by_design{$f})
+	{
+		note("$f: " . ($rc == 0 ? 'same output' : "differs by design ($by_design{$f})"));
+		next;
+	}
+	ok($rc == 0, "$f: a distributed table gives one node's results and errors")
+	  or diag(`cat $out/regression.diffs 2>/dev/null | head -80`);
+}
+
+# ---------- 2. the rest ----------
+
+fresh_dbs('scale');
+my ($n1, $n2, $n3) = @nodes;
+sub c { return $coord->safe_psql('scale', $_[0]) }
+c(q{SELECT tablestore.create_table('Orders');
+	SELECT tablestore.insert_entity('Orders', format('{"PartitionKey":"p%s","RowKey":"%s","Age":%s,"Name":"n%s"}',
+		i % 20, lpad(i::text, 4, '0'), i, i)::tablestore.entity) FROM generate_series(1, 400) i;
+	CREATE TABLE before AS SELECT partition_key, row_key, etag, "timestamp" FROM tablestore_data.orders;
+	SELECT tablestore.distribute_table('Orders', ARRAY['n1', 'n2', 'n3'], 8);});
+is(c(q{SELECT count(*) FROM before b JOIN tablestore.query_entities('Orders') q USING (partition_key, row_key, etag, "timestamp")}),
+	'400', 'distribute_table moves 400 entities with their ETags and Timestamps');
+is(join(',', map { $_->safe_psql('scale', 'SELECT count(*) FROM tablestore_data.orders') } @nodes),
+	c(q{SELECT string_agg(n::text, ',' ORDER BY s) FROM (SELECT s, count(*) n FROM (SELECT
+		(SELECT server FROM tablestore.route('Orders', partition_key)) s FROM before) x GROUP BY s) y}),
+	'each node holds the rows route() names it for');
+
+# shard_of agrees with where PostgreSQL's partitioning puts 100 000 random keys
+c(q{CREATE TABLE h (k text COLLATE "C") PARTITION BY HASH (k);
+	DO $$ BEGIN FOR i IN 0..7 LOOP EXECUTE format('CREATE TABLE h%s PARTITION OF h FOR VALUES WITH (MODULUS 8, REMAINDER %s)', i, i); END LOOP; END $$;
+	INSERT INTO h SELECT md5(random()::text) || chr(32 + (random() * 2000)::int) FROM generate_series(1, 100000);});
+is(c(q{SELECT count(*) FROM h WHERE tablestore.shard_of(k, 8)::text <> substr(tableoid::regclass::text, 2)}), '0',
+	'shard_of agrees with the partitioning on 100 000 random keys');
+
+# a row of another shard is refused on a node, through SQL and through the functions
+my $route = c(q{SELECT server || ' ' || shard FROM tablestore.route('Orders', 'p3')});
+my ($owner, $shard) = split / /, $route;
+my %node = (n1 => $n1, n2 => $n2, n3 => $n3);
+my ($other) = grep { $_ ne $owner } sort keys %node;
+my ($rc, $stdout, $stderr) = $node{$other}->psql('scale',
+	q{SELECT tablestore.insert_entity('Orders', '{"PartitionKey":"p3","RowKey":"x"}')});
+like($stderr, qr/TSX03|InternalError: no partition/, 'a node refuses an entity of a shard it does not hold');
+($rc, $stdout, $stderr) = $node{$other}->psql('scale',
+	q{INSERT INTO tablestore_data.orders VALUES ('p3', 'y', now(), '', '{}')});
+like($stderr, qr/no partition of relation/, 'a node refuses a misrouted row in SQL');
+($rc, $stdout, $stderr) = $node{$owner}->psql('scale',
+	qq{INSERT INTO tablestore_shards.orders_$shard VALUES ('p4', 'y', now(), '', '{}')});
+my $p4shard = c(q{SELECT shard FROM tablestore.route('Orders', 'p4')});
+if ($p4shard != $shard)
+{
+	like($stderr, qr/violates partition constraint|moving row to another partition/, 'a shard table refuses a row of another shard');
+}
+else
+{
+	pass('p4 is in the same shard');
+}
+
+# batches: atomic on the owning node, one remote call
+($rc, $stdout, $stderr) = $coord->psql('scale', q{SELECT tablestore.execute_batch('Orders',
+	'[{"op":"insert","entity":{"PartitionKey":"p5","RowKey":"b1"}},{"op":"insert","entity":{"PartitionKey":"p5","RowKey":"0005"}}]')});
+like($stderr, qr/operation 1: EntityAlreadyExists/, 'a failing batch names its operation');
+is(c(q{SELECT count(*) FROM tablestore.query_entities('Orders', 'PartitionKey eq ''p5'' and RowKey eq ''b1''')}), '0',
+	'and writes nothing');
+is(c(q{SELECT jsonb_array_length(tablestore.execute_batch('Orders', '[{"op":"insert","entity":{"PartitionKey":"p5","RowKey":"b1"}},
+	{"op":"upsert_merge","entity":{"PartitionKey":"p5","RowKey":"0005","x":1}},{"op":"delete","PartitionKey":"p5","RowKey":"0025"}]'))}),
+	'3', 'a batch of three operations through the coordinator');
+
+# a transaction writing on two nodes is refused by default
+my ($a, $b) = split /\n/, c(q{SELECT min(k) FILTER (WHERE s = 'n1') || E'\n' || min(k) FILTER (WHERE s = 'n2')
+	FROM (SELECT 'p' || i AS k, (SELECT server FROM tablestore.route('Orders', 'p' || i)) s FROM generate_series(0, 19) i) x});
+($rc, $stdout, $stderr) = $coord->psql('scale', qq{BEGIN;
+	SELECT tablestore.insert_entity('Orders', '{"PartitionKey":"$a","RowKey":"t1"}');
+	SELECT tablestore.insert_entity('Orders', '{"PartitionKey":"$b","RowKey":"t1"}');
+	COMMIT;});
+like($stderr, qr/NotSupported: this transaction wrote on the node "n1" and would now write on "n2"/,
+	'a transaction writing on two nodes is refused');
+is(c(qq{SELECT count(*) FROM tablestore.query_entities('Orders', 'RowKey eq ''t1''')}), '0', 'and nothing of it is written');
+
+# filters and continuations run on the nodes: Remote SQL, no Filter on the coordinator
+sub plan_of
+{
+	my ($args) = @_;
+	return c("SELECT tablestore.query_sql($args) AS q \\gset\nEXPLAIN (VERBOSE, COSTS OFF) :q");
+}
+for my $case (
+	[ q{'Orders', 'PartitionKey eq ''p3'' and RowKey eq ''0003'''}, 'point' ],
+	[ q{'Orders', 'PartitionKey eq ''p3'' and RowKey ge ''01'' and RowKey lt ''02'''}, 'range' ],
+	[ q{'Orders', 'PartitionKey eq ''p3'''}, 'partition scan' ],
+	[ q{'Orders', 'Age gt 300', 10, 'p3', '0300'}, 'continuation and property filter' ],
+	[ q{'Orders', 'Name ne ''n7'' or Age lt 3 or not (Name eq ''x'')'}, 'property filters with type tests' ])
+{
+	my $plan = plan_of($case->[0]);
+	unlike($plan, qr/^\s*Filter:/m, "$case->[1]: no Filter on the coordinator");
+	like($plan, qr/Remote SQL: .*WHERE/, "$case->[1]: the condition is in the Remote SQL");
+}
+like(plan_of(q{'Orders', 'PartitionKey eq ''p3'''}), qr/Foreign Scan on tablestore_shards\.orders_\d+ orders\n/,
+	'a partition scan reads one shard');
+
+# an upsert and a batch are one remote call (statements the node ran for the coordinator)
+my $calls = sub {
+	my ($sql) = @_;
+	my $n = $node{$owner};
+	$n->safe_psql('scale', qq{ALTER ROLE "$su" SET log_statement = 'all'});
+	my $log = -s $n->logfile;
+	c($sql);
+	$n->safe_psql('scale', qq{ALTER ROLE "$su" RESET log_statement});
+	my $text = slurp_file($n->logfile, $log);
+	my @calls = $text =~ /(?:statement|execute [^:]*): (?!SET |START TRANSACTION|COMMIT TRANSACTION|ALTER ROLE)(.{0,60})/g;
+	note("the node ran: $_") for @calls;
+	return scalar @calls;
+};
+is($calls->(q{SELECT tablestore.upsert_entity('Orders', '{"PartitionKey":"p3","RowKey":"u1","v":1}')}), 1,
+	'an upsert is one remote statement');
+is($calls->(q{SELECT tablestore.execute_batch('Orders', (SELECT json_agg(json_build_object('op', 'upsert_replace',
+	'entity', json_build_object('PartitionKey', 'p3', 'RowKey', 'b' || i)))::text FROM generate_series(1, 100) i))}), 1,
+	'a 100-operation batch is one remote statement');
+
+# undistribute: the rows come back with their ETags; drop_table drops the nodes' parts
+c(q{CREATE TABLE mid AS SELECT partition_key, row_key, etag FROM tablestore.query_entities('Orders');
+	SELECT tablestore.undistribute_table('Orders')});
+is(c(q{SELECT relkind FROM pg_class WHERE oid = 'tablestore_data.orders'::regclass}), 'r', 'undistributed: an ordinary table');
+is(c(q{SELECT count(*) FROM mid m JOIN tablestore_data.orders o USING (partition_key, row_key, etag)}),
+	c(q{SELECT count(*) FROM mid}), 'with every entity and its ETag');
+is(join(',', map { $_->safe_psql('scale', q{SELECT count(*) FROM tablestore.tables}) } @nodes), '0,0,0',
+	'the nodes\' parts are gone');
+c(q{SELECT tablestore.distribute_table('Orders', ARRAY['n2', 'n3'], 4); SELECT tablestore.drop_table('Orders')});
+is(join(',', map { $_->safe_psql('scale', q{SELECT count(*) FROM pg_class WHERE relnamespace = 'tablestore_shards'::regnamespace}) } @nodes),
+	'0,0,0', 'drop_table drops the shards on the nodes');
+is(c(q{SELECT count(*) FROM tablestore.list_tables()}), '0', 'and the registry row');
+
+$coord->stop;
+$_->stop for @nodes;
+done_testing();

@@ -46,7 +46,7 @@ record() {
 ts_shared_copy() {
 	local dir
 	dir=$(mktemp -d /tmp/tablestore-test.XXXXXX)
-	cp -r "$TS_ROOT/test" "$TS_ROOT/scripts" "$TS_ROOT/Makefile" "$TS_ROOT/$(basename "$TS_ROOT"/*.control)" "$dir/"
+	cp -r "$TS_ROOT/test" "$TS_ROOT/scripts" "$TS_ROOT/sql" "$TS_ROOT/expected" "$TS_ROOT/Makefile" "$TS_ROOT/$(basename "$TS_ROOT"/*.control)" "$dir/"
 	# the Makefile includes the gateway's rules
 	mkdir -p "$dir/src/gateway" && cp "$TS_ROOT/src/gateway/gateway.mk" "$dir/src/gateway/"
 	chmod -R a+rX "$dir"

@@ -40,6 +40,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/varlena.h"
 
 #define TS_SHARDS_MAX 1024
@@ -178,7 +179,36 @@ copy_grants(const char *from, const char *key)
 		spi_exec(all.data);
 }
 
-/* The renamed old relation's rows into the new one, with their Timestamps and ETags. */
+/* The new relation is owned by the old one's owner (the caller may be a member of that role). */
+static void
+keep_owner(Oid old_relid, const char *key)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(old_relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "tablestore: cache lookup failed for relation %u", old_relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	spi_exec(psprintf("ALTER TABLE " TS_DATA_SCHEMA ".%s OWNER TO %s", quote_identifier(key),
+					  quote_identifier(GetUserNameFromId(owner, false))));
+}
+
+/* Row-level security (scoped access) is not carried over to the nodes: such a table stays here. */
+static void
+refuse_row_security(Oid relid, const char *key)
+{
+	const char *args[2] = {psprintf("%u", relid), NULL};
+
+	ts_run_sql("SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = $1::oid AND (c.relrowsecurity OR "
+			   "EXISTS (SELECT 1 FROM pg_catalog.pg_policy p WHERE p.polrelid = c.oid))", 1, args, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+		raise_distribution(psprintf("the table \"%s\" has row-level security", key),
+						   "Its policies (grant_scoped_access) would not apply on the nodes.",
+						   "Revoke the scoped access and disable row-level security first.");
+}
+
+/* Whether a relation has a row. */
 static bool
 has_rows(const char *qualified)
 {
@@ -211,8 +241,12 @@ distribute(const char *key, const Oid *servers, int nservers, int count)
 						   "undistribute_table makes it an ordinary table again.");
 	if (!pg_class_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, key);
+	if (count < nservers)
+		raise_distribution(psprintf("%d shards cannot spread over %d servers", count, nservers), NULL,
+						   "Give at least as many shards as servers.");
 
 	SPI_connect();
+	refuse_row_security(relid, key);
 	name = ts_table_registered_name(key);
 	version = installed_version();
 
@@ -245,6 +279,7 @@ distribute(const char *key, const Oid *servers, int nservers, int count)
 	moving = psprintf("tablestore_moving_%u", relid);
 	spi_exec(psprintf("ALTER TABLE " TS_DATA_SCHEMA ".%s RENAME TO %s", q, moving));
 	ts_table_create_relation(key, name, TS_SHAPE_COORDINATOR);
+	keep_owner(relid, key);
 	for (int i = 0; i < count; i++)
 		spi_exec(psprintf("CREATE FOREIGN TABLE %s PARTITION OF " TS_DATA_SCHEMA ".%s "
 						  "FOR VALUES WITH (MODULUS %d, REMAINDER %d) SERVER %s "
@@ -401,6 +436,7 @@ tablestore_undistribute_table(PG_FUNCTION_ARGS)
 	moving = psprintf("tablestore_moving_%u", relid);
 	spi_exec(psprintf("ALTER TABLE " TS_DATA_SCHEMA ".%s RENAME TO %s", q, moving));
 	ts_table_create_relation(key, name, TS_SHAPE_TABLE);
+	keep_owner(relid, key);
 	copy_grants(psprintf(TS_DATA_SCHEMA ".%s", moving), key);
 	spi_exec(psprintf("INSERT INTO " TS_DATA_SCHEMA ".%s SELECT * FROM " TS_DATA_SCHEMA ".%s", q, moving));
 	ts_table_create_stamp_trigger(key);	/* after the rows: they keep their stamps */
@@ -485,7 +521,13 @@ tablestore_create_shards(PG_FUNCTION_ARGS)
 		int			shard = DatumGetInt32(elems[i]);
 
 		if (OidIsValid(get_relname_relid(shard_table_name(key, shard), get_namespace_oid(TS_SHARD_SCHEMA, false))))
+		{
+			/* a part left by an earlier, failed distribution must not bring its rows back */
+			if (has_rows(shard_table_qualified(key, shard)))
+				raise_distribution(psprintf("this node's shard table %s is not empty", shard_table_qualified(key, shard)),
+								   NULL, "Drop the node's table first.");
 			continue;
+		}
 		spi_exec(psprintf("CREATE TABLE %s PARTITION OF " TS_DATA_SCHEMA ".%s FOR VALUES WITH (MODULUS %d, REMAINDER %d)",
 						  shard_table_qualified(key, shard), quote_identifier(key), count, shard));
 	}

@@ -50,8 +50,9 @@ ts_remote_call_init(void)
 	RegisterXactCallback(forget_write_server, NULL);
 }
 
-void
-ts_note_remote_write(Oid server)
+/* Raise TSX04 when this transaction wrote on another server than this one. */
+static void
+check_one_writing_node(Oid server)
 {
 	if (OidIsValid(write_server) && write_server != server && !ts_allow_multi_node_writes)
 	{
@@ -65,6 +66,12 @@ ts_note_remote_write(Oid server)
 					   "commit), so a transaction writes on one node only.");
 		ts_raise(&err);
 	}
+}
+
+void
+ts_note_remote_write(Oid server)
+{
+	check_one_writing_node(server);
 	write_server = server;
 }
 
@@ -134,8 +141,10 @@ ts_remote_query(Oid server, const char *sql, int nparams, const char *const *par
 	char	   *out = NULL;
 
 	if (writes)
-		ts_note_remote_write(server);
+		check_one_writing_node(server);
 	res = remote_exec(server, sql, nparams, params);
+	if (writes)
+		write_server = server;	/* once the node did the write */
 	if (PQntuples(res) > 0 && PQnfields(res) > 0 && !PQgetisnull(res, 0, 0))
 		out = pstrdup(PQgetvalue(res, 0, 0));
 	PQclear(res);
@@ -144,9 +153,9 @@ ts_remote_query(Oid server, const char *sql, int nparams, const char *const *par
 
 /* ---------- forwarding a call ---------- */
 
-/* A set-returning call's rows, into its materialized result. */
+/* The rows into the call's materialized result (raises when they do not fit it). */
 static void
-forward_rows(FunctionCallInfo fcinfo, PGresult *res)
+put_rows(FunctionCallInfo fcinfo, PGresult *res)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	AttInMetadata *meta;
@@ -156,26 +165,32 @@ forward_rows(FunctionCallInfo fcinfo, PGresult *res)
 	InitMaterializedSRF(fcinfo, 0);
 	natts = rsinfo->setDesc->natts;
 	if (PQnfields(res) != natts)
-	{
-		PQclear(res);
 		elog(ERROR, "tablestore: the node answered with another row type");
-	}
 	meta = TupleDescGetAttInMetadata(rsinfo->setDesc);
 	values = palloc(sizeof(char *) * natts);
+	for (int r = 0; r < PQntuples(res); r++)
+	{
+		for (int c = 0; c < natts; c++)
+			values[c] = PQgetisnull(res, r, c) ? NULL : PQgetvalue(res, r, c);
+		tuplestore_puttuple(rsinfo->setResult, BuildTupleFromCStrings(meta, values));
+	}
+}
+
+/* A set-returning call's rows; the result is freed whatever happens. */
+static void
+forward_rows(FunctionCallInfo fcinfo, PGresult *res)
+{
 	PG_TRY();
 	{
-		for (int r = 0; r < PQntuples(res); r++)
-		{
-			for (int c = 0; c < natts; c++)
-				values[c] = PQgetisnull(res, r, c) ? NULL : PQgetvalue(res, r, c);
-			tuplestore_puttuple(rsinfo->setResult, BuildTupleFromCStrings(meta, values));
-		}
+		put_rows(fcinfo, res);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		PQclear(res);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	PQclear(res);
 }
 
 Datum
@@ -218,8 +233,10 @@ ts_forward_call(FunctionCallInfo fcinfo, Oid server, bool writes)
 	ReleaseSysCache(proc);
 
 	if (writes)
-		ts_note_remote_write(server);
+		check_one_writing_node(server);
 	res = remote_exec(server, sql.data, fcinfo->nargs, params);
+	if (writes)
+		write_server = server;	/* once the node did the write */
 	if (retset)
 	{
 		forward_rows(fcinfo, res);
@@ -227,8 +244,10 @@ ts_forward_call(FunctionCallInfo fcinfo, Oid server, bool writes)
 	}
 	if (PQntuples(res) != 1)
 	{
+		int			rows = PQntuples(res);
+
 		PQclear(res);
-		elog(ERROR, "tablestore: the node answered a call with %d rows", PQntuples(res));
+		elog(ERROR, "tablestore: the node answered a call with %d rows", rows);
 	}
 	switch (get_call_result_type(fcinfo, &rettype, &desc))
 	{

@@ -107,13 +107,15 @@ ts_table_route(TsTable *t, text *pk, AclMode needed)
 	int			shard,
 				index;
 	Oid			leaf;
-	AclResult	acl;
 
 	if (!t->partitioned)
 		return InvalidOid;
-	acl = pg_class_aclcheck(t->relid, GetUserId(), needed);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(t->relid));
+	/* every privilege needed (pg_class_aclcheck would accept any one of them) */
+	if (pg_class_aclmask(t->relid, GetUserId(), needed, ACLMASK_ALL) != needed)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(t->relid));
+	if (check_enable_rls(t->relid, InvalidOid, true) == RLS_ENABLED)
+		ts_raisef(TSE_DISTRIBUTION, "the table \"%s\" is partitioned and has row-level security, which a "
+				  "distributed table does not support", t->key);
 	rel = relation_open(t->relid, NoLock);	/* locked by ts_table_resolve */
 	pd = RelationGetPartitionDesc(rel, false);
 	if (pd->boundinfo == NULL)
@@ -143,7 +145,6 @@ ts_table_route(TsTable *t, text *pk, AclMode needed)
 	 */
 	LockRelationOid(leaf, AccessShareLock);
 	if (dml_privileges(leaf) != dml_privileges(t->relid) ||
-		check_enable_rls(t->relid, InvalidOid, true) == RLS_ENABLED ||
 		check_enable_rls(leaf, InvalidOid, true) == RLS_ENABLED)
 		return InvalidOid;
 	rel = relation_open(leaf, NoLock);

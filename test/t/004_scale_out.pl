@@ -17,6 +17,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use File::Path qw(make_path);
+use IPC::Run;
 use Test::More;
 
 my $root = $ENV{TS_ROOT} // '.';
@@ -193,6 +194,54 @@ is($calls->(q{SELECT tablestore.upsert_entity('Orders', '{"PartitionKey":"p3","R
 is($calls->(q{SELECT tablestore.execute_batch('Orders', (SELECT json_agg(json_build_object('op', 'upsert_replace',
 	'entity', json_build_object('PartitionKey', 'p3', 'RowKey', 'b' || i)))::text FROM generate_series(1, 100) i))}), 1,
 	'a 100-operation batch is one remote statement');
+
+# the caller's privileges on the coordinator's table are checked before a call is sent on
+c(q{CREATE ROLE reader; GRANT SELECT ON tablestore_data.orders TO reader});
+($rc, $stdout, $stderr) = $coord->psql('scale', q{SET ROLE reader; SELECT etag IS NOT NULL FROM tablestore.get_entity('Orders', 'p3', '0003')});
+is($stdout, 't', 'a reader reads through the coordinator');
+for my $call (q{tablestore.delete_entity('Orders', 'p3', '0003')},
+	q{tablestore.merge_entity('Orders', '{"PartitionKey":"p3","RowKey":"0003","x":1}')},
+	q{tablestore.upsert_entity('Orders', '{"PartitionKey":"p3","RowKey":"0003","x":1}')},
+	q{tablestore.execute_batch('Orders', '[{"op":"delete","PartitionKey":"p3","RowKey":"0003"}]')})
+{
+	($rc, $stdout, $stderr) = $coord->psql('scale', "SET ROLE reader; SELECT $call");
+	like($stderr, qr/permission denied for table orders/, "a reader cannot write: $call");
+}
+is(c(q{SELECT count(*) FROM tablestore.query_entities('Orders', 'PartitionKey eq ''p3'' and RowKey eq ''0003''')}), '1',
+	'the entity is still there');
+
+# what distribute_table refuses
+c(q{SELECT tablestore.create_table('Scoped'); ALTER TABLE tablestore_data.scoped ENABLE ROW LEVEL SECURITY});
+($rc, $stdout, $stderr) = $coord->psql('scale', q{SELECT tablestore.distribute_table('Scoped', ARRAY['n1'], 4)});
+like($stderr, qr/InvalidInput: the table "scoped" has row-level security/, 'a table with row-level security is not distributed');
+($rc, $stdout, $stderr) = $coord->psql('scale', q{SELECT tablestore.distribute_table('Scoped', ARRAY['n1', 'n2', 'n3'], 2)});
+like($stderr, qr/2 shards cannot spread over 3 servers/, 'fewer shards than servers is refused');
+c(q{SELECT tablestore.drop_table('Scoped')});
+
+# SIGKILL of the coordinator while batches commit: on the nodes every batch is all or nothing
+{
+	my $script = "$PostgreSQL::Test::Utils::tmp_check/kill_batches.sql";
+	open my $f, '>', $script or die "$script: $!";
+	for my $i (1 .. 12000)
+	{
+		my $ops = join ',', map { sprintf('{"op":"insert","entity":{"PartitionKey":"k%d","RowKey":"%02d"}}', $i % 13, $_) } 1 .. 10;
+		$ops =~ s/"RowKey":"/"RowKey":"z${i}_/g;
+		print $f "SELECT tablestore.execute_batch('Orders', '[$ops]');\n";
+	}
+	close $f;
+	my $h = IPC::Run::start([ 'psql', '-X', '-q', '-d', $coord->connstr('scale'), '-f', $script ],
+		'>', '/dev/null', '2>', '/dev/null');
+	sleep 1;
+	$coord->kill9;
+	$h->finish;
+	sleep 3;	# the killed postmaster's backends leave when they see it gone
+	$coord->start;
+	my @sizes = map { split /\n/, $_->safe_psql('scale',
+		q{SELECT count(*) FROM tablestore_data.orders WHERE row_key LIKE 'z%' GROUP BY split_part(row_key, '_', 1)}) } @nodes;
+	ok(@sizes > 0, scalar(@sizes) . ' batches landed before the kill');
+	is(scalar(grep { $_ != 10 } @sizes), 0, 'every batch on the nodes is whole after the coordinator was killed');
+	c(q{DELETE FROM tablestore_data.orders WHERE row_key LIKE 'z%'});
+}
 
 # undistribute: the rows come back with their ETags; drop_table drops the nodes' parts
 c(q{CREATE TABLE mid AS SELECT partition_key, row_key, etag FROM tablestore.query_entities('Orders');

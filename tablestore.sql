@@ -885,3 +885,107 @@ COMMENT ON FUNCTION tablestore.prop_guid(tablestore.entity, tablestore.property_
 COMMENT ON FUNCTION tablestore.prop_binary(tablestore.entity, tablestore.property_name) IS 'prop_binary with a shippable property name';
 COMMENT ON FUNCTION tablestore.entity_exists(tablestore.entity, tablestore.property_name) IS 'Operator ? with a shippable property name';
 COMMENT ON OPERATOR tablestore.? (tablestore.entity, tablestore.property_name) IS 'Does the entity have this property (a shippable property name)';
+
+-- Moving a shard to another node, online (doc/scale-out.md)
+CREATE FUNCTION tablestore_internal.shard_placement(tbl text, shard int, OUT name text, OUT key text,
+	OUT shard_table text, OUT server name, OUT shard_count int)
+RETURNS record AS 'MODULE_PATHNAME', 'tablestore_shard_placement' LANGUAGE C STABLE;
+CREATE FUNCTION tablestore_internal.repoint_shard(tbl text, shard int, server name) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_repoint_shard' LANGUAGE C VOLATILE;
+CREATE FUNCTION tablestore_internal.node_execute(server name, sql text, in_transaction bool) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_node_execute' LANGUAGE C VOLATILE;
+CREATE FUNCTION tablestore_internal.server_conninfo(server name) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_server_conninfo' LANGUAGE C STABLE;
+REVOKE ALL ON FUNCTION tablestore_internal.shard_placement(text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.repoint_shard(text, int, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.node_execute(name, text, bool) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.server_conninfo(name) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.shard_placement(text, int) IS 'A distributed table''s registered name, key, shard table, server and shard count (for move_shard)';
+COMMENT ON FUNCTION tablestore_internal.repoint_shard(text, int, name) IS 'Point the coordinator''s partition for a shard at another server (for move_shard)';
+COMMENT ON FUNCTION tablestore_internal.node_execute(name, text, bool) IS 'Run a statement on a node: in this transaction''s remote transaction, or on a connection of its own';
+COMMENT ON FUNCTION tablestore_internal.server_conninfo(name) IS 'The libpq connection string of a server and the caller''s user mapping';
+
+-- Undo what a failed move left on the nodes (the subscription, the publication, the target's copy).
+CREATE PROCEDURE tablestore_internal.move_shard_cleanup(job text, source name, target name, shard_table text)
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM tablestore_internal.node_execute(target, pg_catalog.format('DROP SUBSCRIPTION IF EXISTS %I', job), false);
+	PERFORM tablestore_internal.node_execute(source, pg_catalog.format('DROP PUBLICATION IF EXISTS %I', job), false);
+	PERFORM tablestore_internal.node_execute(target, pg_catalog.format('DROP TABLE IF EXISTS %s', shard_table), false);
+END $$;
+REVOKE ALL ON PROCEDURE tablestore_internal.move_shard_cleanup(text, name, name, text) FROM PUBLIC;
+COMMENT ON PROCEDURE tablestore_internal.move_shard_cleanup(text, name, name, text) IS 'What a failed move_shard leaves on the nodes, removed';
+
+-- No SET clause: a procedure with one cannot commit, and this one commits between its steps.
+CREATE PROCEDURE tablestore.move_shard(tbl text, shard int, to_server name, timeout interval DEFAULT '10 minutes')
+LANGUAGE plpgsql AS $$
+DECLARE
+	p record;
+	job text;
+	version text;
+	deadline timestamptz := pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) timeout;
+	digest text;
+	digest_sql text;
+BEGIN
+	SELECT * INTO STRICT p FROM tablestore_internal.shard_placement(tbl, shard);
+	IF p.server OPERATOR(pg_catalog.=) to_server THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSX05',
+			MESSAGE = pg_catalog.format('InvalidInput: shard %s of the table "%s" is on "%s" already', shard, p.key, to_server);
+	END IF;
+	SELECT e.extversion INTO STRICT version FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'tablestore';
+	job := pg_catalog.format('tablestore_move_%s_%s', pg_catalog.left(pg_catalog.md5(p.key), 12), shard);
+	digest_sql := pg_catalog.format('SELECT pg_catalog.count(*) || ''/'' || COALESCE(pg_catalog.sum('
+		'pg_catalog.hashtextextended(partition_key || row_key || etag, 0)), 0) FROM %s', p.shard_table);
+
+	-- 1. an empty shard table on the target; the source publishes the shard; the target's
+	--    subscription copies it and then applies its changes (stamps kept: replication applies
+	--    rows without the stamp trigger)
+	BEGIN
+		PERFORM tablestore_internal.node_execute(to_server, pg_catalog.format('SELECT tablestore.create_shards(%L, %s, ARRAY[%s], %L)',
+			p.name, p.shard_count, shard, version), false);
+		PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('CREATE PUBLICATION %I FOR TABLE %s', job, p.shard_table), false);
+		PERFORM tablestore_internal.node_execute(to_server, pg_catalog.format('CREATE SUBSCRIPTION %I CONNECTION %L PUBLICATION %I',
+			job, tablestore_internal.server_conninfo(p.server), job), false);
+		LOOP
+			EXIT WHEN tablestore_internal.node_execute(to_server, pg_catalog.format('SELECT pg_catalog.count(*) FROM pg_catalog.pg_subscription_rel r '
+				'JOIN pg_catalog.pg_subscription s ON s.oid = r.srsubid WHERE s.subname = %L AND r.srsubstate <> ''r''', job), false)
+				OPERATOR(pg_catalog.=) '0';
+			IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>) deadline THEN
+				RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = pg_catalog.format('the copy of shard %s did not finish in %s', shard, timeout);
+			END IF;
+			PERFORM pg_catalog.pg_sleep(0.1);
+		END LOOP;
+	EXCEPTION WHEN OTHERS THEN
+		CALL tablestore_internal.move_shard_cleanup(job, p.server, to_server, p.shard_table);
+		RAISE;
+	END;
+	COMMIT;
+
+	-- 2. the switch, one transaction: calls through this coordinator wait (its table locked), the
+	--    source's table is locked, the target is waited for until it holds exactly the source's
+	--    rows and ETags, the coordinator's partition points at the target, the source's is dropped
+	BEGIN
+		PERFORM tablestore_internal.repoint_shard(tbl, shard, to_server);
+		PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('LOCK TABLE tablestore_data.%I IN ACCESS EXCLUSIVE MODE', p.key), true);
+		digest := tablestore_internal.node_execute(p.server, digest_sql, true);
+		LOOP
+			EXIT WHEN tablestore_internal.node_execute(to_server, digest_sql, false) OPERATOR(pg_catalog.=) digest;
+			IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>) deadline THEN
+				RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = pg_catalog.format('shard %s did not catch up in %s', shard, timeout);
+			END IF;
+			PERFORM pg_catalog.pg_sleep(0.02);
+		END LOOP;
+		PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('ALTER TABLE tablestore_data.%I DETACH PARTITION %s', p.key, p.shard_table), true);
+		PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('DROP TABLE %s', p.shard_table), true);
+	EXCEPTION WHEN OTHERS THEN
+		CALL tablestore_internal.move_shard_cleanup(job, p.server, to_server, p.shard_table);
+		RAISE;
+	END;
+	COMMIT;
+
+	-- 3. the replication is no longer needed
+	PERFORM tablestore_internal.node_execute(to_server, pg_catalog.format('DROP SUBSCRIPTION %I', job), false);
+	PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('DROP PUBLICATION IF EXISTS %I', job), false);
+END $$;
+COMMENT ON PROCEDURE tablestore.move_shard(text, int, name, interval) IS
+'Move a distributed table''s shard to another server online: logical replication, catch-up, a short lock, the partition re-pointed';

@@ -159,6 +159,18 @@ server_name(Oid server)
 	return GetForeignServer(server)->servername;
 }
 
+/* The coordinator's partition for a shard: the foreign table of the same name on the node. */
+static void
+create_foreign_shard(const char *key, int shard, int count, Oid server)
+{
+	spi_exec(psprintf("CREATE FOREIGN TABLE %s PARTITION OF " TS_DATA_SCHEMA ".%s "
+					  "FOR VALUES WITH (MODULUS %d, REMAINDER %d) SERVER %s "
+					  "OPTIONS (schema_name %s, table_name %s)",
+					  shard_table_qualified(key, shard), quote_identifier(key), count, shard,
+					  quote_identifier(server_name(server)), quote_literal_cstr(TS_SHARD_SCHEMA),
+					  quote_literal_cstr(shard_table_name(key, shard))));
+}
+
 /* ---------- moving rows with their stamps ---------- */
 
 static void
@@ -281,11 +293,7 @@ distribute(const char *key, const Oid *servers, int nservers, int count)
 	ts_table_create_relation(key, name, TS_SHAPE_COORDINATOR);
 	keep_owner(relid, key);
 	for (int i = 0; i < count; i++)
-		spi_exec(psprintf("CREATE FOREIGN TABLE %s PARTITION OF " TS_DATA_SCHEMA ".%s "
-						  "FOR VALUES WITH (MODULUS %d, REMAINDER %d) SERVER %s "
-						  "OPTIONS (schema_name %s, table_name %s)",
-						  shard_table_qualified(key, i), q, count, i, quote_identifier(server_name(servers[i % nservers])),
-						  quote_literal_cstr(TS_SHARD_SCHEMA), quote_literal_cstr(shard_table_name(key, i))));
+		create_foreign_shard(key, i, count, servers[i % nservers]);
 	copy_grants(psprintf(TS_DATA_SCHEMA ".%s", moving), key);
 	if (has_rows(psprintf(TS_DATA_SCHEMA ".%s", moving)))
 	{
@@ -584,4 +592,106 @@ tablestore_route(PG_FUNCTION_ARGS)
 	}
 	relation_close(rel, NoLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
+
+/* ---------- moving a shard (tablestore.move_shard, doc/scale-out.md) ---------- */
+
+/* A coordinator's distributed table, locked; its partition for a shard and that shard's server. */
+static Oid
+shard_partition(text *tbl, int shard, TsTable *t, int *count, LOCKMODE lock)
+{
+	Relation	rel;
+	PartitionDesc pd;
+	int			index = -1;
+	Oid			leaf;
+
+	ts_table_resolve(tbl, t);
+	if (lock != AccessShareLock)
+		LockRelationOid(t->relid, lock);
+	rel = relation_open(t->relid, NoLock);
+	pd = t->partitioned ? RelationGetPartitionDesc(rel, false) : NULL;
+	*count = pd && pd->boundinfo ? get_hash_partition_greatest_modulus(pd->boundinfo) : 0;
+	if (shard >= 0 && shard < *count)
+		index = pd->boundinfo->indexes[shard];
+	relation_close(rel, NoLock);
+	if (index < 0 || get_rel_relkind(leaf = pd->oids[index]) != RELKIND_FOREIGN_TABLE)
+		raise_distribution(psprintf("the table \"%s\" has no shard %d on a node", t->key, shard), NULL, NULL);
+	return GetForeignTable(leaf)->serverid;
+}
+
+/*
+ * tablestore_internal.shard_placement(tbl, shard) -> (name, key, shard_table, server, shard_count):
+ * what move_shard needs to know of a shard.
+ */
+PG_FUNCTION_INFO_V1(tablestore_shard_placement);
+Datum
+tablestore_shard_placement(PG_FUNCTION_ARGS)
+{
+	TsTable		t;
+	int			count;
+	Oid			server = shard_partition(PG_GETARG_TEXT_PP(0), PG_GETARG_INT32(1), &t, &count, AccessShareLock);
+	TupleDesc	desc;
+	Datum		values[5];
+	bool		nulls[5] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "shard_placement must return a composite type");
+	SPI_connect();
+	values[0] = CStringGetTextDatum(ts_table_registered_name(t.key));
+	SPI_finish();
+	values[1] = CStringGetTextDatum(t.key);
+	values[2] = CStringGetTextDatum(shard_table_qualified(t.key, PG_GETARG_INT32(1)));
+	values[3] = DirectFunctionCall1(namein, CStringGetDatum(server_name(server)));
+	values[4] = Int32GetDatum(count);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
+
+/*
+ * tablestore_internal.repoint_shard(tbl, shard, server): the coordinator's partition for the shard
+ * becomes the foreign table on that server (the table locked ACCESS EXCLUSIVE until commit).
+ */
+PG_FUNCTION_INFO_V1(tablestore_repoint_shard);
+Datum
+tablestore_repoint_shard(PG_FUNCTION_ARGS)
+{
+	TsTable		t;
+	int			count;
+	int			shard = PG_GETARG_INT32(1);
+	Oid			to = shard_server(NameStr(*PG_GETARG_NAME(2)));
+	const char *part;
+
+	(void) shard_partition(PG_GETARG_TEXT_PP(0), shard, &t, &count, AccessExclusiveLock);
+	part = shard_table_qualified(t.key, shard);
+	SPI_connect();
+	spi_exec(psprintf("ALTER TABLE " TS_DATA_SCHEMA ".%s DETACH PARTITION %s", quote_identifier(t.key), part));
+	spi_exec(psprintf("DROP FOREIGN TABLE %s", part));
+	create_foreign_shard(t.key, shard, count, to);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* tablestore_internal.node_execute(server, sql, in_transaction) -> text: the first value */
+PG_FUNCTION_INFO_V1(tablestore_node_execute);
+Datum
+tablestore_node_execute(PG_FUNCTION_ARGS)
+{
+	Oid			server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(0)), false)->serverid;
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	const char *none[1] = {NULL};
+	char	   *out;
+
+	out = PG_GETARG_BOOL(2) ? ts_remote_query(server, sql, 0, none, false) : ts_node_command(server, sql);
+	if (out == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(out));
+}
+
+/* tablestore_internal.server_conninfo(server) -> text: how a node connects to that server */
+PG_FUNCTION_INFO_V1(tablestore_server_conninfo);
+Datum
+tablestore_server_conninfo(PG_FUNCTION_ARGS)
+{
+	Oid			server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(0)), false)->serverid;
+
+	PG_RETURN_TEXT_P(cstring_to_text(ts_server_conninfo(server)));
 }

@@ -13,6 +13,7 @@
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/pg_proc.h"
+#include "commands/defrem.h"
 #include "catalog/pg_type.h"
 #include "foreign/foreign.h"
 #include "funcapi.h"
@@ -104,7 +105,7 @@ raise_remote_error(PGresult *res, PGconn *conn, Oid server)
 	const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
 	int			code = state && strlen(state) == 5 ?
 		MAKE_SQLSTATE(state[0], state[1], state[2], state[3], state[4]) : ERRCODE_CONNECTION_FAILURE;
-	char	   *m = pstrdup(msg ? msg : PQerrorMessage(conn));
+	char	   *m = pstrdup(msg ? msg : conn ? PQerrorMessage(conn) : "the node did not answer");
 	char	   *d = detail ? pstrdup(detail) : NULL;
 	char	   *h = hint ? pstrdup(hint) : NULL;
 
@@ -148,6 +149,88 @@ ts_remote_query(Oid server, const char *sql, int nparams, const char *const *par
 	if (PQntuples(res) > 0 && PQnfields(res) > 0 && !PQgetisnull(res, 0, 0))
 		out = pstrdup(PQgetvalue(res, 0, 0));
 	PQclear(res);
+	return out;
+}
+
+/* ---------- a connection of its own ---------- */
+
+/* postgres_fdw's options, which are not libpq's */
+static bool
+fdw_only_option(const char *name)
+{
+	static const char *const names[] = {
+		"extensions", "fetch_size", "batch_size", "use_remote_estimate", "fdw_startup_cost",
+		"fdw_tuple_cost", "updatable", "truncatable", "keep_connections", "async_capable",
+		"parallel_commit", "password_required", "analyze_sampling", "application_name"
+	};
+
+	for (int i = 0; i < lengthof(names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static void
+append_options(StringInfo out, List *options)
+{
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *opt = lfirst(lc);
+		const char *v = defGetString(opt);
+
+		if (fdw_only_option(opt->defname))
+			continue;
+		appendStringInfo(out, "%s%s='", out->len ? " " : "", opt->defname);
+		for (const char *c = v; *c; c++)
+		{
+			if (*c == '\\' || *c == '\'')
+				appendStringInfoChar(out, '\\');
+			appendStringInfoChar(out, *c);
+		}
+		appendStringInfoChar(out, '\'');
+	}
+}
+
+char *
+ts_server_conninfo(Oid server)
+{
+	StringInfoData s;
+
+	initStringInfo(&s);
+	append_options(&s, GetForeignServer(server)->options);
+	append_options(&s, GetUserMapping(GetUserId(), server)->options);
+	return s.data;
+}
+
+char *
+ts_node_command(Oid server, const char *sql)
+{
+	PGconn	   *conn = PQconnectdb(ts_server_conninfo(server));
+	PGresult   *res;
+	char	   *out = NULL;
+
+	if (PQstatus(conn) != CONNECTION_OK)
+	{
+		char	   *msg = pstrdup(PQerrorMessage(conn));
+
+		PQfinish(conn);
+		ereport(ERROR,
+				(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
+				 errmsg("could not connect to the node \"%s\"", GetForeignServer(server)->servername),
+				 errdetail_internal("%s", msg)));
+	}
+	res = PQexec(conn, sql);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
+	{
+		PQfinish(conn);			/* the result stays valid */
+		raise_remote_error(res, NULL, server);
+	}
+	if (PQntuples(res) > 0 && PQnfields(res) > 0 && !PQgetisnull(res, 0, 0))
+		out = pstrdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	PQfinish(conn);
 	return out;
 }
 

@@ -38,6 +38,15 @@ extern Datum ts_forward_call(FunctionCallInfo fcinfo, Oid server, bool writes);
  */
 extern char *ts_remote_query(Oid server, const char *sql, int nparams, const char *const *params, bool writes);
 
+/* A libpq connection string for the server and the caller's user mapping (libpq's options only). */
+extern char *ts_server_conninfo(Oid server);
+
+/*
+ * Run one statement on the server on a connection of its own, outside this transaction (it
+ * commits there at once); the first column of the first row, or NULL.
+ */
+extern char *ts_node_command(Oid server, const char *sql);
+
 /* Note that this transaction writes on the server (raises TSX04 when it already wrote elsewhere). */
 extern void ts_note_remote_write(Oid server);
 

@@ -24,7 +24,7 @@ my $root = $ENV{TS_ROOT} // '.';
 my @nodes = map {
 	my $n = PostgreSQL::Test::Cluster->new("node$_");
 	$n->init;
-	$n->append_conf('postgresql.conf', "max_locks_per_transaction = 256\nmax_connections = 40\n");
+	$n->append_conf('postgresql.conf', "max_locks_per_transaction = 256\nmax_connections = 40\nwal_level = logical\nmax_wal_senders = 10\nmax_replication_slots = 10\n");
 	$n->start;
 	$n
 } 1 .. 3;
@@ -241,6 +241,102 @@ c(q{SELECT tablestore.drop_table('Scoped')});
 	ok(@sizes > 0, scalar(@sizes) . ' batches landed before the kill');
 	is(scalar(grep { $_ != 10 } @sizes), 0, 'every batch on the nodes is whole after the coordinator was killed');
 	c(q{DELETE FROM tablestore_data.orders WHERE row_key LIKE 'z%'});
+}
+
+# concurrent counter increments through the coordinator (read, merge under If-Match, retry on
+# UpdateConditionNotSatisfied and on the remote transactions' 40001) equal a serial replay
+{
+	c(q{SELECT tablestore.create_table('Counters');
+		SELECT tablestore.distribute_table('Counters', ARRAY['n1', 'n2', 'n3'], 8);
+		SET tablestore.allow_multi_node_writes = on;
+		SELECT count(tablestore.insert_entity('Counters', format('{"PartitionKey":"c%s","RowKey":"n","n":0}', i)::tablestore.entity))
+		FROM generate_series(0, 5) i;
+		CREATE TABLE retries (client int, n int);
+		CREATE PROCEDURE bump(client int, times int) LANGUAGE plpgsql AS $$
+		DECLARE e record; pk text; tries int := 0;
+		BEGIN
+			FOR i IN 1 .. times LOOP
+				pk := 'c' || ((client + i) % 6);
+				LOOP
+					BEGIN
+						SELECT * INTO e FROM tablestore.get_entity('Counters', pk, 'n');
+						PERFORM tablestore.merge_entity('Counters', format('{"PartitionKey":"%s","RowKey":"n","n":%s}', pk,
+							tablestore.prop_int32(e.properties, 'n') + 1)::tablestore.entity, e.etag);
+						EXIT;
+					EXCEPTION WHEN SQLSTATE 'TSP01' OR serialization_failure THEN
+						tries := tries + 1;
+						IF tries > 100000 THEN RAISE; END IF;
+					END;
+					COMMIT;	-- a retry needs a new remote transaction (a new REPEATABLE READ snapshot)
+				END LOOP;
+				COMMIT;
+			END LOOP;
+			INSERT INTO retries VALUES (client, tries);
+		END $$;});
+	my @h = map {
+		IPC::Run::start([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $coord->connstr('scale'), '-c', "CALL bump($_, 150)" ],
+			'>', '/dev/null', '2>', "$PostgreSQL::Test::Utils::tmp_check/bump_$_.err")
+	} 1 .. 4;
+	my $failed = 0;
+	for (@h) { $_->finish; $failed++ if $_->result }
+	is($failed, 0, 'four clients incremented 150 times each') or diag(`cat $PostgreSQL::Test::Utils::tmp_check/bump_*.err`);
+	# the serial replay: client c's i-th increment goes to counter (c + i) % 6
+	is(c(q{SELECT string_agg(tablestore.prop_int32(properties, 'n')::text, ',' ORDER BY partition_key)
+		FROM tablestore.query_entities('Counters')}),
+		c(q{SELECT string_agg(n::text, ',' ORDER BY k) FROM (SELECT (c + i) % 6 AS k, count(*) AS n
+			FROM generate_series(1, 4) c, generate_series(1, 150) i GROUP BY 1) x}),
+		'every counter holds what a serial replay gives');
+	note('retries: ' . c(q{SELECT string_agg(client || ':' || n, ' ' ORDER BY client) FROM retries}));
+	c(q{SELECT tablestore.drop_table('Counters')});
+}
+
+# a shard moves to another node while three clients write through the coordinator: every
+# acknowledged write is there afterwards, the shard's rows keep their ETags, the shard is on the
+# target and gone from the source
+{
+	my ($mv_shard, $from) = split / /, c(q{SELECT shard || ' ' || server FROM tablestore.route('Orders', 'k1')});
+	my ($to) = grep { $_ ne $from } qw(n1 n2 n3);
+	my $before = c(qq{SELECT string_agg(partition_key || '/' || row_key || '/' || etag, ',' ORDER BY partition_key, row_key)
+		FROM tablestore_data.orders WHERE tablestore.shard_of(partition_key, 8) = $mv_shard});
+	my (@h, @acks);
+	for my $w (1 .. 3)
+	{
+		my $script = "$PostgreSQL::Test::Utils::tmp_check/move_writer_$w.sql";
+		open my $f, '>', $script or die "$script: $!";
+		print $f "\\set ON_ERROR_STOP 1\n\\o /dev/null\n";
+		for my $i (1 .. 3000)
+		{
+			my $pk = 'k' . ($i % 13);
+			print $f "SELECT tablestore.insert_entity('Orders', '{\"PartitionKey\":\"$pk\",\"RowKey\":\"w${w}_$i\"}');\n\\echo ack $pk w${w}_$i\n";
+		}
+		close $f;
+		$acks[$w] = '';
+		push @h, IPC::Run::start([ 'psql', '-X', '-q', '-d', $coord->connstr('scale'), '-f', $script ],
+			'>', \$acks[$w], '2>', "$PostgreSQL::Test::Utils::tmp_check/move_writer_$w.err");
+	}
+	sleep 1;
+	my $t0 = c('SELECT clock_timestamp()');
+	c("CALL tablestore.move_shard('Orders', $mv_shard, '$to')");
+	my $t1 = c('SELECT clock_timestamp()');
+	$_->finish for @h;
+	my @acked = map { [ split / / ] } grep { /^ack / } split /\n/, join('', @acks[1 .. 3]);
+	is(scalar(@acked), 9000, 'the writers ran through the move without an error')
+	  or diag(`cat $PostgreSQL::Test::Utils::tmp_check/move_writer_*.err`);
+	my $during = c(qq{SELECT count(*) FROM tablestore_data.orders WHERE row_key LIKE 'w%'
+		AND tablestore.shard_of(partition_key, 8) = $mv_shard AND "timestamp" BETWEEN '$t0' AND '$t1'});
+	ok($during > 0, "$during writes to the moving shard landed while it moved");
+	my $want = join ',', sort map { "$_->[1]/$_->[2]" } @acked;
+	is(c(q{SELECT string_agg(partition_key || '/' || row_key, ',' ORDER BY partition_key || '/' || row_key COLLATE "C")
+		FROM tablestore_data.orders WHERE row_key LIKE 'w%'}), $want, 'every acknowledged write is there');
+	is(c(q{SELECT server FROM tablestore.route('Orders', 'k1')}), $to, "shard $mv_shard is on $to");
+	is($node{$from}->safe_psql('scale', "SELECT count(*) FROM pg_class WHERE relname = 'orders_$mv_shard'"), '0',
+		"and gone from $from");
+	is(c(qq{SELECT string_agg(partition_key || '/' || row_key || '/' || etag, ',' ORDER BY partition_key, row_key)
+		FROM tablestore_data.orders WHERE tablestore.shard_of(partition_key, 8) = $mv_shard AND row_key NOT LIKE 'w%'}),
+		$before, 'the shard\'s entities kept their ETags');
+	is($node{$to}->safe_psql('scale', q{SELECT count(*) FROM pg_subscription}) . $node{$from}->safe_psql('scale',
+		q{SELECT count(*) FROM pg_publication}), '00', 'no subscription or publication is left');
+	c(q{DELETE FROM tablestore_data.orders WHERE row_key LIKE 'w%'});
 }
 
 # undistribute: the rows come back with their ETags; drop_table drops the nodes' parts

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# bench/scaleout/run.sh - CPU per operation of a distributed table on each process: one node,
+# through the coordinator, and routed straight to the owning node (bench/scaleout/cpu.pl).
+# Needs the extension installed (make install or bash bench/run.sh once); starts its own
+# clusters (1 coordinator + 3 nodes) as the server user and stops them. Prints the table and,
+# unless SCALEOUT_OUT is set elsewhere, leaves it in /tmp/tablestore-scaleout.md.
+#
+#   bash bench/scaleout/run.sh            SCALEOUT_OPS=4000 transactions per workload and way
+set -eu -o pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$HERE/../../scripts/lib.sh"
+PG_CONFIG=${PG_CONFIG:-pg_config}
+BINDIR=$("$PG_CONFIG" --bindir)
+PERLDIR=$(dirname "$("$PG_CONFIG" --pgxs)")/../../src/test/perl
+WORK=$(mktemp -d /tmp/tablestore-scaleout.XXXXXX)
+cp "$HERE/cpu.pl" "$WORK/"
+chown -R "$(ts_server_user)" "$WORK"
+OUT=${SCALEOUT_OUT:-/tmp/tablestore-scaleout.md}
+ts_as_server_user env TESTDIR="$WORK" PATH="$BINDIR:$PATH" PERL5LIB="$PERLDIR" SCALEOUT_OPS="${SCALEOUT_OPS:-4000}" \
+	SCALEOUT_OUT="$WORK/scaleout.md" bash -c "cd '$WORK' && perl cpu.pl"
+cp "$WORK/scaleout.md" "$OUT"
+rm -rf "$WORK"

@@ -26,6 +26,8 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 
 bool		ts_allow_multi_node_writes = false;
 
@@ -118,21 +120,75 @@ raise_remote_error(PGresult *res, PGconn *conn, Oid server)
 			 state == NULL ? errcontext("on the node \"%s\"", GetForeignServer(server)->servername) : 0));
 }
 
-/* Send and wait (interruptibly); a result that is not rows or a command's success is raised. */
+/* A result that is not rows or a command's success is raised. */
+static PGresult *
+check_result(PGresult *res, PGconn *conn, Oid server)
+{
+	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+
+	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
+		raise_remote_error(res, conn, server);
+	return res;
+}
+
+/* Send and wait (interruptibly). */
 static PGresult *
 remote_exec(Oid server, const char *sql, int nparams, const char *const *params)
 {
 	PGconn	   *conn = connection_for(server);
-	PGresult   *res;
-	ExecStatusType st;
 
 	if (!PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0))
 		raise_remote_error(NULL, conn, server);
-	res = get_result(conn, sql);
-	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
-		raise_remote_error(res, conn, server);
-	return res;
+	return check_result(get_result(conn, sql), conn, server);
+}
+
+/*
+ * The statements that forward calls are prepared once per remote session and function, so the
+ * node parses and plans them once. A session is its connection and its backend's PID (a new
+ * connection at a freed connection's address has another backend).
+ */
+typedef struct PreparedKey
+{
+	PGconn	   *conn;
+	int			pid;
+	Oid			fn;
+} PreparedKey;
+
+static HTAB *prepared = NULL;
+
+static PGresult *
+remote_exec_prepared(Oid server, Oid fn, const char *sql, int nparams, const char *const *params)
+{
+	PGconn	   *conn = connection_for(server);
+	PreparedKey key;
+	char		name[32];
+	bool		found;
+
+	if (prepared == NULL)
+	{
+		HASHCTL		ctl = {0};
+
+		ctl.keysize = sizeof(PreparedKey);
+		ctl.entrysize = sizeof(PreparedKey);
+		ctl.hcxt = TopMemoryContext;
+		prepared = hash_create("tablestore forwarded statements", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	memset(&key, 0, sizeof(key));
+	key.conn = conn;
+	key.pid = PQbackendPID(conn);
+	key.fn = fn;
+	snprintf(name, sizeof(name), "tablestore_fwd_%u", fn);
+	(void) hash_search(prepared, &key, HASH_FIND, &found);
+	if (!found)
+	{
+		if (!PQsendPrepare(conn, name, sql, nparams, NULL))
+			raise_remote_error(NULL, conn, server);
+		PQclear(check_result(get_result(conn, sql), conn, server));
+		(void) hash_search(prepared, &key, HASH_ENTER, NULL);
+	}
+	if (!PQsendQueryPrepared(conn, name, nparams, params, NULL, NULL, 0))
+		raise_remote_error(NULL, conn, server);
+	return check_result(get_result(conn, sql), conn, server);
 }
 
 char *
@@ -317,7 +373,7 @@ ts_forward_call(FunctionCallInfo fcinfo, Oid server, bool writes)
 
 	if (writes)
 		check_one_writing_node(server);
-	res = remote_exec(server, sql.data, fcinfo->nargs, params);
+	res = remote_exec_prepared(server, fcinfo->flinfo->fn_oid, sql.data, fcinfo->nargs, params);
 	if (writes)
 		write_server = server;	/* once the node did the write */
 	if (retset)

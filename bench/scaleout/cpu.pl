@@ -8,7 +8,8 @@
 #   routed      the calls sent straight to the node that owns the partition (route()), as
 #               tablestore-gateway or a client that routes would send them
 # CPU is read from /proc: each cluster's postmaster with its reaped children (cutime, cstime)
-# plus its live processes, before and after, so backends that exit are counted. The figure is
+# plus its live processes, before and after, so backends that exit are counted. Each way runs
+# SCALEOUT_ROUNDS times (3), the ways alternating; the round with the median total is kept. The figure is
 # milliseconds of CPU per operation on the coordinator and on the nodes; the ratios are against
 # single. A throughput model for N nodes follows from them (printed, and written to $OUT).
 use strict;
@@ -17,7 +18,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Time::HiRes qw(time sleep);
 
-my $N = $ENV{SCALEOUT_OPS} // 4000;        # transactions per workload and way
+our $N = $ENV{SCALEOUT_OPS} // 4000;       # transactions per workload and way
 my $OUT = $ENV{SCALEOUT_OUT} // 'scaleout.md';
 my $HZ = `getconf CLK_TCK` + 0 || 100;
 
@@ -61,7 +62,7 @@ my %scripts = (
 	'point read' => q{SELECT etag FROM tablestore.get_entity('TBL', 'p1', '000001');},
 	'insert' => qq{\\set r random(1, 999999999999)\nSELECT tablestore.insert_entity('TBL', ('{"PartitionKey":"p1","RowKey":"i' || :r || '_' || :client_id || '","v":1}')::tablestore.entity);},
 	'100-entity batch' => qq{SELECT tablestore.execute_batch('TBL', '[$batch]'::text);},
-	'partition page' => q{SELECT length(tablestore.query_page_json('TBL', 'PartitionKey eq ''p1''', NULL, 100));},
+	'partition page' => q{SELECT octet_length(tablestore.query_page_json('TBL', 'PartitionKey eq ''p1''', NULL, 100)::text);},
 );
 my @order = ('point read', 'insert', '100-entity batch', 'partition page');
 
@@ -108,17 +109,27 @@ sub run_way
 }
 
 my (%r, @lines);
+my $ROUNDS = $ENV{SCALEOUT_ROUNDS} // 3;
+sub median
+{
+	my @v = sort { $a->{coord} + $a->{nodes} <=> $b->{coord} + $b->{nodes} } @_;
+	return $v[$#v / 2];
+}
 for my $name (@order)
 {
-	# a warm-up of each way, then the measured run
-	for my $way ([ single => $nodes[0], 'Solo' ], [ coordinator => $coord, 'Dist' ], [ routed => $routed, 'Dist' ])
+	my @ways = ([ single => $nodes[0], 'Solo' ], [ coordinator => $coord, 'Dist' ], [ routed => $routed, 'Dist' ]);
+	# a warm-up of each way, then rounds that alternate the ways; the median round of each way
+	for my $way (@ways)
 	{
 		local $N = int($N / 10) + 1;
 		run_way($way->[1], $way->[2], $name);
 	}
-	$r{$name}{single} = run_way($nodes[0], 'Solo', $name);
-	$r{$name}{coordinator} = run_way($coord, 'Dist', $name);
-	$r{$name}{routed} = run_way($routed, 'Dist', $name);
+	my %runs;
+	for my $round (1 .. $ROUNDS)
+	{
+		push @{ $runs{ $_->[0] } }, run_way($_->[1], $_->[2], $name) for @ways;
+	}
+	$r{$name}{$_} = median(@{ $runs{$_} }) for keys %runs;
 }
 
 push @lines, "| workload | single node: CPU ms/op | via coordinator: coordinator + nodes ms/op | ratio | routed to the node: ms/op | ratio | wall ms/op single / coordinator / routed |",

@@ -11,12 +11,18 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/../../scripts/lib.sh"
 PG_CONFIG=${PG_CONFIG:-pg_config}
 BINDIR=$("$PG_CONFIG" --bindir)
-PERLDIR=$(dirname "$("$PG_CONFIG" --pgxs)")/../../src/test/perl
+PGXSDIR=$(dirname "$("$PG_CONFIG" --pgxs)")/../..
+PERLDIR=$PGXSDIR/src/test/perl
 WORK=$(mktemp -d /tmp/tablestore-scaleout.XXXXXX)
 cp "$HERE/cpu.pl" "$WORK/"
 chown -R "$(ts_server_user)" "$WORK"
 OUT=${SCALEOUT_OUT:-/tmp/tablestore-scaleout.md}
-ts_as_server_user env TESTDIR="$WORK" PATH="$BINDIR:$PATH" PERL5LIB="$PERLDIR" SCALEOUT_OPS="${SCALEOUT_OPS:-4000}" \
-	SCALEOUT_OUT="$WORK/scaleout.md" bash -c "cd '$WORK' && perl cpu.pl"
+# (PostgreSQL::Test::Utils sends the script's output to its log, which is shown on failure)
+if ! ts_as_server_user env TESTDIR="$WORK" PG_REGRESS="$PGXSDIR/src/test/regress/pg_regress" PATH="$BINDIR:$PATH" \
+	PERL5LIB="$PERLDIR" SCALEOUT_OPS="${SCALEOUT_OPS:-4000}" SCALEOUT_OUT="$WORK/scaleout.md" bash -c "cd '$WORK' && perl cpu.pl"; then
+	tail -20 "$WORK"/tmp_check/log/regress_log_cpu
+	ts_die "the scale-out benchmark failed (its clusters' logs: $WORK/tmp_check/log)"
+fi
 cp "$WORK/scaleout.md" "$OUT"
+cat "$OUT"
 rm -rf "$WORK"

@@ -18,6 +18,8 @@
 #             (bench/compare/, bench/peers/, bench/gateway/)
 #   gateway_memory  the gateway's resident set under 5 minutes of mixed SDK load at 8 clients
 #             (GW_MEMORY_SECONDS); fails if it keeps growing
+#   scaleout  a distributed table on 1 coordinator + 3 nodes of its own: CPU per operation on each
+#             process, one node vs through the coordinator vs routed to the node  (bench/scaleout/)
 #   scale     the same operations at 100 000, 1 000 000 and 10 000 000 entities (SCALE_SIZES), each
 #             table built with one COPY: p50 of point read, insert, range query and page, the
 #             filtered scan's time and slope, and the backend's private memory     (bench/scale/)
@@ -35,7 +37,7 @@ source "$BENCH_DIR/../scripts/lib.sh"
 QUICK=0
 SETUP=1
 WORKLOADS=()
-ALL_WORKLOADS=(codec single query batch compare gateway_memory scale)
+ALL_WORKLOADS=(codec single query batch compare gateway_memory scale scaleout)
 DEFAULT_WORKLOADS=(codec compare)
 for a in "$@"; do
 	case "$a" in
@@ -474,6 +476,14 @@ workload_gateway_memory() {
 		exit($flat ? 0 : 1);' "$OUT/rss.tsv" "$OUT/mixed.json" "$secs" >"$OUT/gateway_memory.md" ||
 		{ cat "$OUT/gateway_memory.md"; ts_die "the gateway's memory grew"; }
 	cat "$OUT/gateway_memory.md"
+}
+
+# The scale-out run starts clusters of its own (bench/scaleout/run.sh).
+workload_scaleout() {
+	local ops=4000 rounds=3
+	[ $QUICK -eq 1 ] && ops=30 rounds=1
+	ts_log "scaleout: 1 coordinator + 3 nodes, $ops operations per workload and way, $rounds rounds"
+	SCALEOUT_OPS=$ops SCALEOUT_ROUNDS=$rounds SCALEOUT_OUT="$OUT/scaleout.md" bash "$BENCH_DIR/scaleout/run.sh"
 }
 
 # p50_ms DB SCRIPT SECONDS [pgbench -D ...]: the median latency of one pgbench client, in ms.

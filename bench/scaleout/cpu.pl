@@ -140,8 +140,9 @@ for my $name (@order)
 	my $single = $s->{coord} + $s->{nodes};
 	my $via = $c->{coord} + $c->{nodes};
 	my $rt = $g->{coord} + $g->{nodes};
-	push @lines, sprintf("| %s | %.3f | %.3f + %.3f = %.3f | %.2fx | %.3f | %.2fx | %.3f / %.3f / %.3f |",
-		$name, $single, $c->{coord}, $c->{nodes}, $via, $via / $single, $rt, $rt / $single, $s->{wall}, $c->{wall}, $g->{wall});
+	my $ratio = sub { $single > 0 ? sprintf('%.2fx', $_[0] / $single) : 'n/a' };
+	push @lines, sprintf("| %s | %.3f | %.3f + %.3f = %.3f | %s | %.3f | %s | %.3f / %.3f / %.3f |",
+		$name, $single, $c->{coord}, $c->{nodes}, $via, $ratio->($via), $rt, $ratio->($rt), $s->{wall}, $c->{wall}, $g->{wall});
 	$r{$name}{model} = [ $single, $c->{coord}, $c->{nodes}, $rt ];
 }
 push @lines, '', 'Throughput model (operations per second per core of each kind, from the CPU above; a model, not a measurement):', '',
@@ -149,8 +150,9 @@ push @lines, '', 'Throughput model (operations per second per core of each kind,
 for my $name (@order)
 {
 	my ($single, $cc, $cn, $rt) = @{ $r{$name}{model} };
-	push @lines, sprintf("| %s | %.0f/s per core | N x %.0f/s per node core | min(%.0f/s per coordinator core, N x %.0f/s per node core) |",
-		$name, 1000 / $single, 1000 / $rt, 1000 / $cc, 1000 / $cn);
+	my $rate = sub { $_[0] > 0 ? sprintf('%.0f', 1000 / $_[0]) : 'n/a' };
+	push @lines, sprintf("| %s | %s/s per core | N x %s/s per node core | min(%s/s per coordinator core, N x %s/s per node core) |",
+		$name, $rate->($single), $rate->($rt), $rate->($cc), $rate->($cn));
 }
 open my $o, '>', $OUT or die "$OUT: $!";
 print $o join("\n", @lines), "\n";

@@ -441,3 +441,8 @@ BEGIN
 END $$;
 COMMENT ON PROCEDURE tablestore.move_shard(text, int, name, interval) IS
 'Move a distributed table''s shard to another server online: logical replication, catch-up, a short lock, the partition re-pointed';
+
+CREATE FUNCTION tablestore.table_shards(tbl text, OUT shard int, OUT server name, OUT shard_count int)
+RETURNS SETOF record AS 'MODULE_PATHNAME', 'tablestore_table_shards' LANGUAGE C STABLE;
+COMMENT ON FUNCTION tablestore.table_shards(text) IS
+'Where each shard of a distributed table is: its server (NULL when here) and the shard count; no rows for an ordinary table';

@@ -41,6 +41,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 #include "utils/varlena.h"
 
 #define TS_SHARDS_MAX 1024
@@ -694,4 +695,48 @@ tablestore_server_conninfo(PG_FUNCTION_ARGS)
 	Oid			server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(0)), false)->serverid;
 
 	PG_RETURN_TEXT_P(cstring_to_text(ts_server_conninfo(server)));
+}
+
+/*
+ * tablestore.table_shards(tbl) -> setof (shard, server, shard_count): where each shard of a
+ * distributed table is (server NULL when here); no rows for an ordinary table. What a gateway or
+ * a client that routes reads once per table (then shard_of computes a key's shard).
+ */
+PG_FUNCTION_INFO_V1(tablestore_table_shards);
+Datum
+tablestore_table_shards(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TsTable		t;
+	Relation	rel;
+	PartitionDesc pd;
+	int			count;
+
+	ts_require_arg(fcinfo, 0, "tbl");
+	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
+	InitMaterializedSRF(fcinfo, 0);
+	if (!t.partitioned)
+		return (Datum) 0;
+	rel = relation_open(t.relid, NoLock);
+	pd = RelationGetPartitionDesc(rel, false);
+	count = pd->boundinfo ? get_hash_partition_greatest_modulus(pd->boundinfo) : 0;
+	for (int shard = 0; shard < count; shard++)
+	{
+		int			index = pd->boundinfo->indexes[shard];
+		Datum		values[3];
+		bool		nulls[3] = {false, true, false};
+
+		if (index < 0)
+			continue;
+		values[0] = Int32GetDatum(shard);
+		if (get_rel_relkind(pd->oids[index]) == RELKIND_FOREIGN_TABLE)
+		{
+			values[1] = DirectFunctionCall1(namein, CStringGetDatum(server_name(GetForeignTable(pd->oids[index])->serverid)));
+			nulls[1] = false;
+		}
+		values[2] = Int32GetDatum(count);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	relation_close(rel, NoLock);
+	return (Datum) 0;
 }

@@ -170,6 +170,27 @@ config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 		c->listen_addr = strdup(v);
 		return true;
 	}
+	if (strcmp(key, "node") == 0)
+	{
+		const char *eq = strchr(v, '=');
+		size_t		n = eq ? (size_t) (eq - v) : 0;
+
+		if (n == 0 || n >= sizeof(c->nodes[0].name) || eq[1] == '\0')
+		{
+			snprintf(err, errlen, "expected NAME=CONNINFO (the coordinator's server name and a libpq connection string)");
+			return false;
+		}
+		if (c->nnodes == GW_MAX_NODES)
+		{
+			snprintf(err, errlen, "at most %d nodes", GW_MAX_NODES);
+			return false;
+		}
+		memcpy(c->nodes[c->nnodes].name, v, n);
+		c->nodes[c->nnodes].name[n] = '\0';
+		c->nodes[c->nnodes].dsn = strdup(eq + 1);
+		c->nnodes++;
+		return true;
+	}
 	if (strcmp(key, "dsn") == 0)
 	{
 		free(c->default_dsn);

@@ -14,6 +14,7 @@
 
 #define GW_VERSION "0.1.0"
 #define GW_MAX_ACCOUNTS 32
+#define GW_MAX_NODES 64
 #define GW_MAX_BODY (4u * 1024 * 1024)		/* request body cap: 4 MiB, as the service */
 #define GW_ARENA_LIMIT (64u * 1024 * 1024)	/* per-request arena cap */
 
@@ -29,6 +30,14 @@ typedef struct Account
 	struct Pool *pool;
 	PropsCache *props;			/* the service properties, cached for CORS (service.c) */
 } Account;
+
+/* A node of distributed tables: the coordinator's foreign server name and how to reach it (route.c). */
+typedef struct Node
+{
+	char		name[64];
+	char	   *dsn;
+	struct Pool *pool;
+} Node;
 
 typedef enum LogLevel
 {
@@ -61,6 +70,8 @@ typedef struct Config
 	OAuthTrust	token_trust;	/* loaded from oauth_keys and oauth_issuers at start-up */
 	Account		accounts[GW_MAX_ACCOUNTS];
 	int			naccounts;
+	Node		nodes[GW_MAX_NODES];	/* --node NAME=DSN: one-partition calls go straight there */
+	int			nnodes;
 } Config;
 
 extern Config gw_config;

@@ -7,7 +7,7 @@
 #   make gateway              the gateway alone
 
 GW_DIR := src/gateway
-GW_SRCS := $(addprefix $(GW_DIR)/, main.c config.c listener.c router.c url.c auth.c sas.c oauth.c pool.c sqlapi.c \
+GW_SRCS := $(addprefix $(GW_DIR)/, main.c config.c listener.c router.c url.c auth.c sas.c oauth.c pool.c sqlapi.c route.c \
 	tables.c entities.c batch.c batch_parse.c service.c props.c cors.c acl.c acl_xml.c xml.c response.c errors.c continuation.c log.c \
 	common.c util.c)
 GW_OBJS := $(GW_SRCS:.c=.gw.o)
@@ -33,7 +33,8 @@ $(GW_DIR)/%.gw.o: $(GW_DIR)/%.c $(wildcard $(GW_DIR)/*.h)
 	$(CC) $(GW_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -pthread $(GW_INCLUDE) -c -o $@ $<
 
 $(GW_BIN): $(GW_OBJS)
-	$(CC) $(GW_CFLAGS) -pthread -o $@ $(GW_OBJS) -lmicrohttpd -lpq -lcrypto -lpthread
+	$(CC) $(GW_CFLAGS) -pthread -o $@ $(GW_OBJS) -lmicrohttpd -lpq -lcrypto -lpthread \
+		-L$(shell $(PG_CONFIG) --pkglibdir) -lpgcommon -lpgport
 
 GW_PATH_DIR ?= /usr/local/bin
 install-gateway: $(GW_BIN)

@@ -25,6 +25,8 @@ usage(FILE *f)
 			"usage: tablestore-gateway [options]\n"
 			"\n"
 			"  --dsn CONNINFO            libpq connection string for accounts without their own\n"
+			"  --node NAME=CONNINFO      a node of distributed tables, by the coordinator's server name:\n"
+			"                            one-partition calls go straight to it (repeat per node)\n"
 			"  --config FILE             config file (key = value, [account NAME] sections; see README)\n"
 			"  --listen ADDR             address to listen on (default 127.0.0.1)\n"
 			"  --port N                  port (default 10002)\n"
@@ -55,6 +57,7 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"dsn", required_argument, NULL, 'd'},
+		{"node", required_argument, NULL, 'N'},
 		{"config", required_argument, NULL, 'c'},
 		{"listen", required_argument, NULL, 'l'},
 		{"port", required_argument, NULL, 'p'},
@@ -101,6 +104,9 @@ main(int argc, char **argv)
 		{
 			case 'd':
 				key = "dsn";
+				break;
+			case 'N':
+				key = "node";
 				break;
 			case 'c':
 				config_file = optarg;
@@ -225,6 +231,19 @@ main(int argc, char **argv)
 		if (n < gw_config.pool_size)
 			log_msg("account %s: %d of %d database connections made (%s); the rest are made on demand",
 					a->name, n, gw_config.pool_size, err);
+	}
+
+	for (int i = 0; i < gw_config.nnodes; i++)
+	{
+		Node	   *nd = &gw_config.nodes[i];
+
+		nd->pool = pool_create(nd->dsn, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
+							   gw_config.statement_timeout_ms);
+		if (nd->pool == NULL)
+		{
+			fprintf(stderr, "tablestore-gateway: out of memory\n");
+			return 1;
+		}
 	}
 
 	if (gw_config.oauth && !gw_config.oauth_keys)

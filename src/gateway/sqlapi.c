@@ -6,6 +6,7 @@
 #include "sqlapi.h"
 #include "gateway.h"
 #include "pool.h"
+#include "route.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -116,6 +117,15 @@ error_from_result(const PGresult *res, const PGconn *conn, SqlError *err)
 	copy_bounded(err->message, sizeof(err->message), err->op_index >= 0 ? p : msg);
 }
 
+/* TSX03: a node does not hold the shard (it moved since the gateway read the shard map) */
+static bool
+shard_not_here(const PGresult *res)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+	return state && strcmp(state, "TSX03") == 0;
+}
+
 static bool
 retryable_state(const PGresult *res)
 {
@@ -128,7 +138,8 @@ PGresult *
 sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 {
 	const SqlDef *d = &defs[st];
-	Pool	   *pool = r->account->pool;
+	Pool	   *routed = route_pool(r, st, params);	/* a distributed table's node, or NULL */
+	Pool	   *pool = routed ? routed : r->account->pool;
 
 	for (int attempt = 0; attempt < 2; attempt++)
 	{
@@ -176,6 +187,17 @@ sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 			return res;
 		}
 		lost = PQstatus(c->conn) != CONNECTION_OK;
+		if (routed && pool == routed && !lost && shard_not_here(res))
+		{
+			/* the shard moved: the coordinator answers, and the map is read again next time */
+			pool_release(pool, c, false);
+			PQclear(res);
+			route_forget(r, params[0]);
+			pool = r->account->pool;
+			attempt--;
+			routed = NULL;
+			continue;
+		}
 		error_from_result(res, c->conn, err);
 		if (lost)
 		{

@@ -53,8 +53,8 @@ BEGIN
 			BEGIN
 				PERFORM tablestore.execute_batch(tbl, ops);
 				EXIT;
-			EXCEPTION WHEN SQLSTATE 'TSP01' THEN
-				failed := failed + 1;	-- another session changed one of the five: read again
+			EXCEPTION WHEN SQLSTATE 'TSP01' OR serialization_failure THEN
+				failed := failed + 1;	-- another session changed one of the five (40001 on a distributed table): read again
 			END;
 			COMMIT;
 		END LOOP;
@@ -104,13 +104,17 @@ BEGIN
 				jsonb_build_object('PartitionKey', 'p', 'RowKey', format('ins_%s', lpad(((s * 11 + b * 7 + j * 13) % 60)::text, 2, '0')),
 					'by', format('%s/%s', s, b)))) FROM generate_series(0, 9) j));
 			INSERT INTO landed VALUES (s, b, true);
-		EXCEPTION WHEN SQLSTATE 'TSC01' THEN
-			INSERT INTO landed VALUES (s, b, false);
+		EXCEPTION WHEN SQLSTATE 'TSC01' OR serialization_failure THEN
+			INSERT INTO landed VALUES (s, b, false);	-- (40001 only on a distributed table: retryable)
 		END;
 		COMMIT;
 		-- now and then clear a few keys, so that later batches can land
 		IF b % 5 = 0 THEN
-			DELETE FROM tablestore_data.shared WHERE row_key LIKE 'ins\_%' AND (hashtext(row_key) + s + b) % 4 = 0;
+			BEGIN
+				DELETE FROM tablestore_data.shared WHERE row_key LIKE 'ins\_%' AND (hashtext(row_key) + s + b) % 4 = 0;
+			EXCEPTION WHEN serialization_failure THEN
+				NULL;	-- a distributed table's REPEATABLE READ: this clean-up is skipped
+			END;
 			COMMIT;
 		END IF;
 	END LOOP;

@@ -89,7 +89,7 @@ BEGIN
 			BEGIN
 				PERFORM change_email('Sales', id, format('s%s.i%s.e%s@contoso.com', s, i, id));
 				EXIT;
-			EXCEPTION WHEN SQLSTATE 'TSP01' OR SQLSTATE 'TSN01' THEN
+			EXCEPTION WHEN SQLSTATE 'TSP01' OR SQLSTATE 'TSN01' OR serialization_failure THEN
 				NULL;
 			END;
 			COMMIT;
@@ -146,7 +146,7 @@ BEGIN
 				PERFORM add_to_index('Jones', format('%s%s', s, lpad(i::text, 4, '0')), idx.etag,
 					tablestore.prop_string(idx.properties, 'EmployeeIDs'));
 				EXIT;
-			EXCEPTION WHEN SQLSTATE 'TSP01' THEN
+			EXCEPTION WHEN SQLSTATE 'TSP01' OR serialization_failure THEN
 				tries := tries + 1;
 			END;
 		END LOOP;
@@ -189,7 +189,7 @@ BEGIN
 					jsonb_build_object('op', 'merge', 'if_match', b.etag, 'entity', jsonb_build_object('PartitionKey', 'w',
 						'RowKey', '000123_B', 'Version', tablestore.prop_int32(b.properties, 'Version') + 1, 'P400', s * 1000 + i))));
 				EXIT;
-			EXCEPTION WHEN SQLSTATE 'TSP01' THEN
+			EXCEPTION WHEN SQLSTATE 'TSP01' OR serialization_failure THEN
 				NULL;
 			END;
 		END LOOP;

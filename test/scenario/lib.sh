@@ -2,10 +2,13 @@
 # PGHOST/PGPORT that scripts/test.sh started, each in databases of its own.
 set -eu -o pipefail
 
-# fresh_db NAME: drop and create a database with the extension.
+# fresh_db NAME: drop and create a database with the extension. TS_FRESH_DB_HOOK, when set, is
+# run with the name after that (test/t/004_scale_out.pl runs the scenarios on a coordinator: its
+# hook makes the nodes' databases and the servers that reach them).
 fresh_db() {
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
 	psql -X -q -d "$1" -c "CREATE EXTENSION tablestore" >/dev/null
+	if [ -n "${TS_FRESH_DB_HOOK:-}" ]; then "$TS_FRESH_DB_HOOK" "$1"; fi
 }
 
 # q DB SQL [psql options...]: the result, unaligned. The SQL is read from stdin, so psql

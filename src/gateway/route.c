@@ -1,0 +1,184 @@
+/*
+ * route.c - one-partition calls straight to the node that holds the partition (route.h).
+ *
+ * A distributed table's shard map (tablestore.table_shards on the coordinator: shard -> server)
+ * is kept per account and table for ROUTE_TTL seconds in a small direct-mapped cache, and
+ * dropped at once when a node answers TSX03 (the shard moved). The shard of a PartitionKey is
+ * computed here as PostgreSQL's hash partitioning computes it for a text key in the "C"
+ * collation: the bytes' extended hash (hash_bytes_extended from libpgcommon) with the
+ * partitioning seed, combined as a one-column row hash, modulo the shard count.
+ */
+#include "route.h"
+#include "gateway.h"
+#include "pool.h"
+
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ROUTE_SLOTS 128
+#define ROUTE_TTL 10
+#define ROUTE_MAX_SHARDS 1024
+
+/* PostgreSQL's (catalog/partition.h, common/hashfn.h) */
+#define HASH_PARTITION_SEED UINT64_C(0x7A5B22367996DCFD)
+extern uint64_t hash_bytes_extended(const unsigned char *k, int keylen, uint64_t seed);
+
+typedef struct RouteEntry
+{
+	bool		used;
+	int			account;
+	char		table[64];		/* lower case */
+	time_t		fetched;
+	int			count;			/* 0: not distributed (the coordinator answers) */
+	short		node[ROUTE_MAX_SHARDS];	/* index into gw_config.nodes, -1: not a configured node */
+} RouteEntry;
+
+static RouteEntry cache[ROUTE_SLOTS];
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int
+route_shard_of(const char *pk, size_t len, int shard_count)
+{
+	uint64_t	h = hash_bytes_extended((const unsigned char *) pk, (int) len, HASH_PARTITION_SEED);
+	uint64_t	row = 0;
+
+	row ^= h + UINT64_C(0x49a0f4dd15e5a8e3) + (row << 54) + (row >> 7);
+	return (int) (row % (uint64_t) shard_count);
+}
+
+static int
+account_index(const Req *r)
+{
+	return (int) (r->account - gw_config.accounts);
+}
+
+static void
+lower_name(char *dst, const char *src)
+{
+	size_t		n = 0;
+
+	for (; src[n] && n + 1 < 64; n++)
+		dst[n] = (src[n] >= 'A' && src[n] <= 'Z') ? src[n] + 32 : src[n];
+	dst[n] = '\0';
+}
+
+static unsigned
+slot_of(int account, const char *table)
+{
+	unsigned	h = 2166136261u ^ (unsigned) account;
+
+	for (const char *c = table; *c; c++)
+		h = (h ^ (unsigned char) *c) * 16777619u;
+	return h % ROUTE_SLOTS;
+}
+
+static int
+node_index(const char *server)
+{
+	for (int i = 0; i < gw_config.nnodes; i++)
+		if (strcmp(gw_config.nodes[i].name, server) == 0)
+			return i;
+	return -1;
+}
+
+/* The table's shard map from the coordinator; false when it cannot be read (then: no routing). */
+static bool
+fetch(Req *r, const char *table, RouteEntry *e)
+{
+	PoolConn   *c;
+	PGresult   *res;
+	char		why[256];
+	const char *params[1] = {table};
+	bool		ok;
+
+	if (pool_acquire(r->account->pool, &c, why, sizeof(why)) != POOL_OK)
+		return false;
+	res = PQexecParams(c->conn, "SELECT shard, server, shard_count FROM tablestore.table_shards($1::text)", 1, NULL,
+					   params, NULL, NULL, 0);
+	ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+	pool_release(r->account->pool, c, !ok && PQstatus(c->conn) != CONNECTION_OK);
+	if (ok)
+	{
+		e->count = 0;
+		for (int i = 0; i < PQntuples(res); i++)
+		{
+			int			shard = atoi(PQgetvalue(res, i, 0));
+			int			count = atoi(PQgetvalue(res, i, 2));
+
+			if (count < 1 || count > ROUTE_MAX_SHARDS || shard < 0 || shard >= count)
+			{
+				e->count = 0;
+				break;
+			}
+			if (e->count == 0)
+			{
+				e->count = count;
+				for (int k = 0; k < count; k++)
+					e->node[k] = -1;
+			}
+			e->node[shard] = PQgetisnull(res, i, 1) ? -1 : node_index(PQgetvalue(res, i, 1));
+		}
+	}
+	PQclear(res);
+	return ok;
+}
+
+Pool *
+route_pool(Req *r, SqlStmt st, const char *const *params)
+{
+	RouteEntry *e;
+	RouteEntry	fresh;
+	char		table[64];
+	int			account = account_index(r);
+	int			node = -1;
+	time_t		now = time(NULL);
+
+	if (gw_config.nnodes == 0 ||
+		(st != SQL_GET_ENTITY && st != SQL_WRITE_ENTITY && st != SQL_DELETE_ENTITY) ||
+		params[0] == NULL || params[1] == NULL)
+		return NULL;
+	lower_name(table, params[0]);
+	pthread_mutex_lock(&cache_lock);
+	e = &cache[slot_of(account, table)];
+	if (e->used && e->account == account && strcmp(e->table, table) == 0 && now - e->fetched < ROUTE_TTL)
+	{
+		if (e->count > 0)
+			node = e->node[route_shard_of(params[1], strlen(params[1]), e->count)];
+		pthread_mutex_unlock(&cache_lock);
+		return node >= 0 ? gw_config.nodes[node].pool : NULL;
+	}
+	pthread_mutex_unlock(&cache_lock);
+
+	/* read outside the lock; a concurrent reader may store the same map */
+	memset(&fresh, 0, sizeof(fresh));
+	if (!fetch(r, params[0], &fresh))
+		return NULL;
+	fresh.used = true;
+	fresh.account = account;
+	strcpy(fresh.table, table);
+	fresh.fetched = now;
+	if (fresh.count > 0)
+		node = fresh.node[route_shard_of(params[1], strlen(params[1]), fresh.count)];
+	pthread_mutex_lock(&cache_lock);
+	cache[slot_of(account, table)] = fresh;
+	pthread_mutex_unlock(&cache_lock);
+	return node >= 0 ? gw_config.nodes[node].pool : NULL;
+}
+
+void
+route_forget(Req *r, const char *table)
+{
+	char		lower[64];
+	RouteEntry *e;
+	int			account = account_index(r);
+
+	lower_name(lower, table);
+	pthread_mutex_lock(&cache_lock);
+	e = &cache[slot_of(account, lower)];
+	if (e->used && e->account == account && strcmp(e->table, lower) == 0)
+		e->used = false;
+	pthread_mutex_unlock(&cache_lock);
+}

@@ -1,0 +1,30 @@
+/*
+ * route.h - one-partition calls sent straight to the node that holds the partition of a
+ * distributed table (doc/scale-out.md), when the gateway is given the nodes (--node NAME=DSN).
+ */
+#ifndef GW_ROUTE_H
+#define GW_ROUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sqlapi.h"
+
+struct Req;
+struct Pool;
+
+/*
+ * The pool of the node that holds the partition a statement names (Get, Update, Merge, Delete
+ * Entity: the table and PartitionKey are its first two parameters), or NULL: the account's own
+ * database (the coordinator) runs it.
+ */
+extern struct Pool *route_pool(struct Req *r, SqlStmt st, const char *const *params);
+
+/* The node answered that the shard is not there (moved): forget the table's shard map. */
+extern void route_forget(struct Req *r, const char *table);
+
+/* The shard PostgreSQL's hash partitioning puts a PartitionKey in (tablestore.shard_of). */
+extern int	route_shard_of(const char *pk, size_t len, int shard_count);
+
+#endif

@@ -375,6 +375,9 @@ ts_query_args(FunctionCallInfo fcinfo, int param_base, bool top_optional, TsTabl
 	/* a distributed table's one partition: the node that holds it answers the whole call */
 	if (t->partitioned && f->range_pk != NULL)
 		t->remote = ts_table_route(t, ts_literal_text(f->range_pk), ACL_SELECT);
+	else if (ts_table_partial(t))
+		ts_raisef(TSE_SHARD_NOT_HERE, "this node holds only some shards of the table \"%s\": a query across "
+				  "partitions runs on the coordinator", t->key);
 	return top;
 }
 

@@ -92,6 +92,27 @@ ts_table_resolve(text *name, TsTable *t)
 	snprintf(t->qualified, sizeof(t->qualified), "%s.%s", TS_DATA_SCHEMA, quote_identifier(t->key));
 }
 
+bool
+ts_table_partial(const TsTable *t)
+{
+	Relation	rel;
+	PartitionDesc pd;
+	bool		partial = false;
+
+	if (!t->partitioned)
+		return false;
+	rel = relation_open(t->relid, NoLock);
+	pd = RelationGetPartitionDesc(rel, false);
+	if (pd->boundinfo == NULL)
+		partial = true;
+	else
+		for (int i = 0; i < get_hash_partition_greatest_modulus(pd->boundinfo); i++)
+			if (pd->boundinfo->indexes[i] < 0)
+				partial = true;
+	relation_close(rel, NoLock);
+	return partial;
+}
+
 /* The caller's privileges of interest on a relation. */
 static AclMode
 dml_privileges(Oid relid)

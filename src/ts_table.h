@@ -48,6 +48,12 @@ extern void ts_table_resolve(text *name, TsTable *t);
  */
 extern Oid	ts_table_route(TsTable *t, text *pk, AclMode needed);
 
+/*
+ * A node's part of a distributed table: partitioned, and some shards are not here. A query
+ * across partitions on it would see only some of the table (it belongs on the coordinator).
+ */
+extern bool ts_table_partial(const TsTable *t);
+
 /* The shard (0 .. shards - 1) PostgreSQL's hash partitioning puts a PartitionKey in. */
 extern int	ts_shard_of(text *pk, int shards);
 

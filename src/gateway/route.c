@@ -12,7 +12,10 @@
 #include "gateway.h"
 #include "pool.h"
 
+#include "util.h"
+
 #include <libpq-fe.h>
+#include <strings.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +50,74 @@ route_shard_of(const char *pk, size_t len, int shard_count)
 
 	row ^= h + UINT64_C(0x49a0f4dd15e5a8e3) + (row << 54) + (row >> 7);
 	return (int) (row % (uint64_t) shard_count);
+}
+
+/*
+ * The first "PartitionKey":"..." member of a JSON text (an entity or a batch document), when its
+ * value has no escapes; NULL otherwise. In a batch document an insert's entity is a JSON string
+ * (entity_json), where the member reads \"PartitionKey\":\"...\": quote is then that escaped quote.
+ */
+static char *
+key_member(Req *r, const char *json, const char *quote)
+{
+	size_t		ql = strlen(quote);
+	char		name[32];
+	const char *p;
+	const char *start;
+
+	snprintf(name, sizeof(name), "%sPartitionKey%s", quote, quote);
+	if ((p = strstr(json, name)) == NULL)
+		return NULL;
+	p += strlen(name);
+	while (*p == ' ')
+		p++;
+	if (*p++ != ':')
+		return NULL;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, quote, ql) != 0)
+		return NULL;
+	for (start = p += ql; *p && strncmp(p, quote, ql) != 0; p++)
+		if (*p == '\\')
+			return NULL;
+	return *p ? arena_strndup(&r->arena, start, p - start) : NULL;
+}
+
+static char *
+json_partition_key(Req *r, const char *json)
+{
+	char	   *pk = key_member(r, json, "\"");
+
+	return pk ? pk : key_member(r, json, "\\\"");
+}
+
+/* PartitionKey eq '...' in a $filter without "or" or "not" (then it names one partition). */
+static char *
+filter_partition_key(Req *r, const char *filter)
+{
+	const char *p = strstr(filter, "PartitionKey eq '");
+	char	   *out;
+	size_t		n = 0;
+
+	for (const char *c = filter; *c; c++)
+		if (strncasecmp(c, " or ", 4) == 0 || strncasecmp(c, "not ", 4) == 0 || strncasecmp(c, "not(", 4) == 0)
+			return NULL;
+	if (p == NULL || (out = arena_alloc(&r->arena, strlen(p) + 1)) == NULL)
+		return NULL;
+	for (p += 17; *p; p++)
+	{
+		if (*p == '\'')
+		{
+			if (p[1] != '\'')
+			{
+				out[n] = '\0';
+				return out;
+			}
+			p++;				/* '' is one quote */
+		}
+		out[n++] = *p;
+	}
+	return NULL;
 }
 
 static int
@@ -126,6 +197,31 @@ fetch(Req *r, const char *table, RouteEntry *e)
 	return ok;
 }
 
+/*
+ * The PartitionKey a call names, or NULL. Only the URL's keys are certain; a body's or filter's
+ * key is found by a scan that reads no more than it needs, and a wrong guess is harmless: a node
+ * that does not hold the partition the call really names answers TSX03, and the coordinator runs
+ * the call (sqlapi.c).
+ */
+static char *
+partition_key_of(Req *r, SqlStmt st, const char *const *params)
+{
+	switch (st)
+	{
+		case SQL_GET_ENTITY:
+		case SQL_WRITE_ENTITY:
+		case SQL_DELETE_ENTITY:
+			return (char *) params[1];
+		case SQL_INSERT_ENTITY:
+		case SQL_BATCH:
+			return params[1] ? json_partition_key(r, params[1]) : NULL;
+		case SQL_QUERY_ENTITIES:
+			return params[1] ? filter_partition_key(r, params[1]) : NULL;
+		default:
+			return NULL;
+	}
+}
+
 Pool *
 route_pool(Req *r, SqlStmt st, const char *const *params)
 {
@@ -135,10 +231,9 @@ route_pool(Req *r, SqlStmt st, const char *const *params)
 	int			account = account_index(r);
 	int			node = -1;
 	time_t		now = time(NULL);
+	const char *pk;
 
-	if (gw_config.nnodes == 0 ||
-		(st != SQL_GET_ENTITY && st != SQL_WRITE_ENTITY && st != SQL_DELETE_ENTITY) ||
-		params[0] == NULL || params[1] == NULL)
+	if (gw_config.nnodes == 0 || params[0] == NULL || (pk = partition_key_of(r, st, params)) == NULL)
 		return NULL;
 	lower_name(table, params[0]);
 	pthread_mutex_lock(&cache_lock);
@@ -146,7 +241,7 @@ route_pool(Req *r, SqlStmt st, const char *const *params)
 	if (e->used && e->account == account && strcmp(e->table, table) == 0 && now - e->fetched < ROUTE_TTL)
 	{
 		if (e->count > 0)
-			node = e->node[route_shard_of(params[1], strlen(params[1]), e->count)];
+			node = e->node[route_shard_of(pk, strlen(pk), e->count)];
 		pthread_mutex_unlock(&cache_lock);
 		return node >= 0 ? gw_config.nodes[node].pool : NULL;
 	}
@@ -161,7 +256,7 @@ route_pool(Req *r, SqlStmt st, const char *const *params)
 	strcpy(fresh.table, table);
 	fresh.fetched = now;
 	if (fresh.count > 0)
-		node = fresh.node[route_shard_of(params[1], strlen(params[1]), fresh.count)];
+		node = fresh.node[route_shard_of(pk, strlen(pk), fresh.count)];
 	pthread_mutex_lock(&cache_lock);
 	cache[slot_of(account, table)] = fresh;
 	pthread_mutex_unlock(&cache_lock);

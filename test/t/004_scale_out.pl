@@ -402,7 +402,8 @@ c(q{SELECT tablestore.drop_table('Scoped')});
 	my $call = sub {
 		my ($method, $path, $body, %h) = @_;
 		my $date = POSIX::strftime('%a, %d %b %Y %H:%M:%S GMT', gmtime);
-		my $sig = hmac_sha256_base64("$date\n/devstoreaccount1/devstoreaccount1$path", $key);
+		(my $resource = $path) =~ s/\?.*//;	# the query string is not signed (but comp=)
+		my $sig = hmac_sha256_base64("$date\n/devstoreaccount1/devstoreaccount1$resource", $key);
 		$sig .= '=' while length($sig) % 4;
 		return $http->request($method, "http://127.0.0.1:$port/devstoreaccount1$path", {
 			headers => { 'x-ms-date' => $date, 'x-ms-version' => '2019-02-02', Accept => 'application/json;odata=nometadata',
@@ -431,11 +432,41 @@ c(q{SELECT tablestore.drop_table('Scoped')});
 	my $coord_ran = () = slurp_file($coord->logfile, $clog) =~ /gw_(get|write|delete)_entity/g;
 	is($coord_ran, 0, 'the coordinator ran none of these calls');
 
+	# Insert Entity (the key in the body), a batch and a partition query go to the node too; a
+	# query across partitions is the coordinator's (a node refuses it: it holds only some shards)
+	my ($owner2) = c(q{SELECT server FROM tablestore.route('Orders', 'p7')});
+	my $res;
+	$clog = -s $coord->logfile;
+	my $n2log = -s $node{$owner2}->logfile;
+	is($call->('POST', '/Orders', '{"PartitionKey":"p7","RowKey":"gi1","v":1}', Prefer => 'return-no-content')->{status}, 204,
+		'Insert Entity through the gateway');
+	my $cs = "--changeset_t\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n"
+	  . "POST http://127.0.0.1:$port/devstoreaccount1/Orders HTTP/1.1\r\nContent-Type: application/json\r\n"
+	  . "Accept: application/json;odata=nometadata\r\nPrefer: return-no-content\r\n\r\n{\"PartitionKey\":\"p7\",\"RowKey\":\"gb1\"}\r\n"
+	  . "--changeset_t--\r\n";
+	my $batch = "--batch_t\r\nContent-Type: multipart/mixed; boundary=changeset_t\r\n\r\n$cs--batch_t--\r\n";
+	$res = $call->('POST', '/$batch', $batch, 'Content-Type' => 'multipart/mixed; boundary=batch_t');
+	is($res->{status}, 202, 'a batch through the gateway') or diag($res->{content});
+	$res = $call->('GET', "/Orders()?\$filter=" . 'PartitionKey%20eq%20%27p7%27%20and%20RowKey%20ge%20%27g%27');
+	is($res->{status}, 200, 'a partition query through the gateway');
+	like($res->{content}, qr/"RowKey":"gb1".*"RowKey":"gi1"/s, 'with the two new entities');
+	my $n2 = slurp_file($node{$owner2}->logfile, $n2log);
+	my $node_calls = () = $n2 =~ /execute gw_(insert_entity|batch|query_entities)/g;
+	is($node_calls, 3, "the node $owner2 ran the insert, the batch and the query");
+	$coord_ran = () = slurp_file($coord->logfile, $clog) =~ /gw_(insert_entity|batch|query_entities)/g;
+	is($coord_ran, 0, 'the coordinator ran none of them');
+	$res = $call->('GET', "/Orders()?\$filter=" . 'RowKey%20eq%20%270001%27%20or%20RowKey%20eq%20%270002%27');
+	is($res->{status}, 200, 'a query across partitions through the gateway');
+	my $rows = () = $res->{content} =~ /"RowKey":"000[12]"/g;
+	is($rows, 2, 'answered by the coordinator with both partitions\' entities');
+	($rc, $stdout, $stderr) = $node{$owner2}->psql('scale', q{SELECT count(*) FROM tablestore.query_entities('Orders')});
+	like($stderr, qr/TSX03|holds only some shards/, 'a node refuses a query across partitions');
+
 	# the shard moves while the gateway holds the map: the old node answers TSX03, the gateway asks the coordinator
 	my $p3shard = c(q{SELECT shard FROM tablestore.route('Orders', 'p3')});
 	my ($elsewhere) = grep { $_ ne $owner } qw(n1 n2 n3);
 	c("CALL tablestore.move_shard('Orders', $p3shard, '$elsewhere')");
-	my $res = $call->('GET', "/Orders(PartitionKey='p3',RowKey='0003')");
+	$res = $call->('GET', "/Orders(PartitionKey='p3',RowKey='0003')");
 	is($res->{status}, 200, 'Get Entity of a shard that just moved') or diag($res->{content});
 	is($call->('PUT', "/Orders(PartitionKey='p3',RowKey='g2')", '{"v":1}')->{status}, 204, 'and a write to it');
 	is(c(q{SELECT count(*) FROM tablestore.query_entities('Orders', 'PartitionKey eq ''p3'' and RowKey eq ''g2''')}), '1',

@@ -16,7 +16,9 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "utils/lsyscache.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -87,6 +89,32 @@ has_children(Relation rel)
 }
 
 /*
+ * Citus keeps a distributed or reference table's rows in shards on its workers; the relation here
+ * is an empty placeholder that only Citus's planner reads right. Such a table is in Citus's
+ * catalog pg_dist_partition (logicalrelid, its first column); without Citus there is no such
+ * catalog and the check is one cache lookup.
+ */
+static bool
+citus_table(Oid relid)
+{
+	Oid			catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	bool		found;
+
+	if (!OidIsValid(catalog))
+		return false;
+	rel = table_open(catalog, AccessShareLock);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/*
  * The caller resolved the table with ts_table_resolve, which checked its layout and holds a lock
  * that keeps it: what remains is what the direct path cannot do as SQL does.
  */
@@ -100,7 +128,8 @@ usable(Relation rel, AclMode needed, CmdType cmd)
 		check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
 		pg_class_aclmask(relid, GetUserId(), needed, ACLMASK_ALL) == needed &&
 		!has_children(rel) &&
-		triggers_ok(rel, cmd);
+		triggers_ok(rel, cmd) &&
+		!citus_table(relid);
 }
 
 static void

@@ -7,6 +7,8 @@
 #   coordinator the same calls on the coordinator's distributed table (8 shards over 3 nodes)
 #   routed      the calls sent straight to the node that owns the partition (route()), as
 #               tablestore-gateway or a client that routes would send them
+# and point reads through tablestore-gateway: to one node, through the coordinator, and routed by
+# the gateway itself (--node).
 # CPU is read from /proc: each cluster's postmaster with its reaped children (cutime, cstime)
 # plus its live processes, before and after, so backends that exit are counted. Each way runs
 # SCALEOUT_ROUNDS times (3), the ways alternating; the round with the median total is kept. The figure is
@@ -144,6 +146,59 @@ for my $name (@order)
 	push @lines, sprintf("| %s | %.3f | %.3f + %.3f = %.3f | %s | %.3f | %s | %.3f / %.3f / %.3f |",
 		$name, $single, $c->{coord}, $c->{nodes}, $via, $ratio->($via), $rt, $ratio->($rt), $s->{wall}, $c->{wall}, $g->{wall});
 	$r{$name}{model} = [ $single, $c->{coord}, $c->{nodes}, $rt ];
+}
+# Point reads through tablestore-gateway: to one node's table, through the coordinator, and with
+# the nodes given (--node: the gateway sends the read to the owning node). One keep-alive client
+# (bench/gateway/point_read.c) for SCALEOUT_GW_SECONDS; CPU of the clusters and of the gateway.
+my $point_read = $ENV{SCALEOUT_POINT_READ};
+if ($point_read && -x $point_read)
+{
+	my $secs = $ENV{SCALEOUT_GW_SECONDS} // 5;
+	my $dsn = sub { sprintf('host=%s port=%s dbname=postgres', $_[0]->host, $_[0]->port) };
+	my @node_args = map { ('--node', "n" . ($_ + 1) . '=' . $dsn->($nodes[$_])) } 0 .. 2;
+	my $gw_ticks = sub {
+		open my $f, '<', "/proc/$_[0]/stat" or return 0;
+		my $stat = <$f>;
+		close $f;
+		my @s = split / /, substr($stat, rindex($stat, ')') + 2);
+		return $s[11] + $s[12];	# utime, stime: every thread of the process
+	};
+	my @gw_rows;
+	for my $way ([ 'single node', $dsn->($nodes[0]), [], 'Solo' ], [ 'through the coordinator', $dsn->($coord), [], 'Dist' ],
+		[ 'routed by the gateway (--node)', $dsn->($coord), \@node_args, 'Dist' ])
+	{
+		my ($label, $conn, $extra, $table) = @$way;
+		my $port = PostgreSQL::Test::Cluster::get_free_port();
+		my $pid = fork();
+		if ($pid == 0)
+		{
+			open STDOUT, '>', '/dev/null';
+			open STDERR, '>', '/dev/null';
+			exec('tablestore-gateway', '--dsn', $conn, '--port', $port, '--log', 'quiet', '--threads', '1', '--pool', '1', @$extra) or exit 1;
+		}
+		sleep 1;
+		my $path = "/devstoreaccount1/$table(PartitionKey='p1',RowKey='000001')";
+		system("$point_read $port \"$path\" 1 1 >/dev/null 2>&1");	# warm-up: connections, prepared statements
+		sleep 0.3;
+		my @all = ($coord, @nodes);
+		my @before = map { cluster_ticks($_) } @all;
+		my $g0 = $gw_ticks->($pid);
+		my $out = `$point_read $port "$path" $secs 1 2>&1`;
+		my $g1 = $gw_ticks->($pid);
+		kill 'TERM', $pid;
+		waitpid $pid, 0;
+		sleep 0.5;
+		my @after = map { cluster_ticks($_) } @all;
+		my ($n) = $out =~ /^(\d+) requests/m or die "point_read: $out";
+		my $db = 0;
+		$db += $after[$_] - $before[$_] for 0 .. $#all;
+		push @gw_rows, [ $label, $db * 1000 / $HZ / $n, ($g1 - $g0) * 1000 / $HZ / $n, $out =~ /p50 ([\d.]+)/ ? $1 : 0 ];
+	}
+	my $base = $gw_rows[0][1];
+	push @lines, '', 'Point reads through tablestore-gateway (one keep-alive client; CPU ms per read):', '',
+	  '| way | databases (coordinator + nodes) | ratio | gateway | p50 ms |', '|---|---|---|---|---|';
+	push @lines, sprintf('| %s | %.3f | %s | %.3f | %.3f |', $_->[0], $_->[1], $base > 0 ? sprintf('%.2fx', $_->[1] / $base) : 'n/a',
+		$_->[2], $_->[3]) for @gw_rows;
 }
 push @lines, '', 'Throughput model (operations per second per core of each kind, from the CPU above; a model, not a measurement):', '',
   '| workload | one node | N nodes, routed | N nodes through one coordinator |', '|---|---|---|---|';

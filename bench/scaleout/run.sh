@@ -15,11 +15,14 @@ PGXSDIR=$(dirname "$("$PG_CONFIG" --pgxs)")/../..
 PERLDIR=$PGXSDIR/src/test/perl
 WORK=$(mktemp -d /tmp/tablestore-scaleout.XXXXXX)
 cp "$HERE/cpu.pl" "$WORK/"
+# the gateway's point-read client (bench/gateway/point_read.c), when a compiler and OpenSSL are there
+cc -O2 -o "$WORK/point_read" "$HERE/../gateway/point_read.c" -lcrypto -lpthread 2>/dev/null || true
 chown -R "$(ts_server_user)" "$WORK"
 OUT=${SCALEOUT_OUT:-/tmp/tablestore-scaleout.md}
 # (PostgreSQL::Test::Utils sends the script's output to its log, which is shown on failure)
 if ! ts_as_server_user env TESTDIR="$WORK" PG_REGRESS="$PGXSDIR/src/test/regress/pg_regress" PATH="$BINDIR:$PATH" \
-	PERL5LIB="$PERLDIR" SCALEOUT_OPS="${SCALEOUT_OPS:-4000}" SCALEOUT_ROUNDS="${SCALEOUT_ROUNDS:-3}" SCALEOUT_OUT="$WORK/scaleout.md" bash -c "cd '$WORK' && perl cpu.pl"; then
+	PERL5LIB="$PERLDIR" SCALEOUT_OPS="${SCALEOUT_OPS:-4000}" SCALEOUT_ROUNDS="${SCALEOUT_ROUNDS:-3}" SCALEOUT_POINT_READ="$WORK/point_read" \
+	SCALEOUT_GW_SECONDS="${SCALEOUT_GW_SECONDS:-5}" SCALEOUT_OUT="$WORK/scaleout.md" bash -c "cd '$WORK' && perl cpu.pl"; then
 	tail -20 "$WORK"/tmp_check/log/regress_log_cpu
 	ts_die "the scale-out benchmark failed (its clusters' logs: $WORK/tmp_check/log)"
 fi

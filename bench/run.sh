@@ -480,7 +480,7 @@ workload_gateway_memory() {
 
 # The scale-out run starts clusters of its own (bench/scaleout/run.sh).
 workload_scaleout() {
-	local ops=4000 rounds=3
+	local ops=20000 rounds=3
 	[ $QUICK -eq 1 ] && ops=30 rounds=1
 	ts_log "scaleout: 1 coordinator + 3 nodes, $ops operations per workload and way, $rounds rounds"
 	SCALEOUT_OPS=$ops SCALEOUT_ROUNDS=$rounds SCALEOUT_OUT="$OUT/scaleout.md" bash "$BENCH_DIR/scaleout/run.sh"

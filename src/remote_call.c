@@ -332,99 +332,149 @@ forward_rows(FunctionCallInfo fcinfo, PGresult *res)
 	PQclear(res);
 }
 
-Datum
-ts_forward_call(FunctionCallInfo fcinfo, Oid server, bool writes)
+/*
+ * What forwarding a function needs, worked out at its first forward and kept for the session: the
+ * statement (whose text names the argument types, so that it is one on every node), the
+ * arguments' output functions and how to read the answer.
+ */
+typedef struct ForwardCall
 {
-	HeapTuple	proc = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	Oid			fn;				/* key */
+	char	   *sql;			/* SELECT * FROM schema.name($1::type, ...) */
+	int			nargs;
+	FmgrInfo   *out;			/* the arguments' output functions */
+	bool		retset;
+	TypeFuncClass kind;
+	Oid			rettype;
+	AttInMetadata *meta;		/* a composite result's input functions */
+	FmgrInfo	in;				/* a scalar result's input function */
+	Oid			ioparam;
+} ForwardCall;
+
+static HTAB *forward_calls = NULL;
+
+static ForwardCall *
+forward_call_of(FunctionCallInfo fcinfo)
+{
+	Oid			fn = fcinfo->flinfo->fn_oid;
+	ForwardCall *fc;
+	HeapTuple	proc;
 	Form_pg_proc p;
 	StringInfoData sql;
-	const char **params;
-	PGresult   *res;
+	MemoryContext old;
 	TupleDesc	desc;
-	Oid			rettype;
-	Datum		result = (Datum) 0;
-	bool		retset;
+	bool		found;
 
+	if (forward_calls == NULL)
+	{
+		HASHCTL		ctl = {0};
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(ForwardCall);
+		ctl.hcxt = TopMemoryContext;
+		forward_calls = hash_create("tablestore forwarded functions", 32, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	fc = hash_search(forward_calls, &fn, HASH_FIND, NULL);
+	if (fc != NULL)
+		return fc;
+
+	proc = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
 	if (!HeapTupleIsValid(proc))
-		elog(ERROR, "tablestore: cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+		elog(ERROR, "tablestore: cache lookup failed for function %u", fn);
 	p = (Form_pg_proc) GETSTRUCT(proc);
+	old = MemoryContextSwitchTo(TopMemoryContext);
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "SELECT * FROM %s(",
 					 quote_qualified_identifier(get_namespace_name(p->pronamespace), NameStr(p->proname)));
-	params = palloc0(sizeof(char *) * Max(p->pronargs, 1));
+	fc = palloc0(sizeof(ForwardCall));
+	fc->nargs = p->pronargs;
+	fc->out = palloc0(sizeof(FmgrInfo) * Max(p->pronargs, 1));
 	for (int i = 0; i < p->pronargs; i++)
 	{
 		Oid			type = p->proargtypes.values[i];
+		Oid			out;
+		bool		varlena;
 
-		appendStringInfo(&sql, "%s$%d::%s", i ? ", " : "", i + 1,
-						 format_type_extended(type, -1, FORMAT_TYPE_FORCE_QUALIFY));
-		if (!fcinfo->args[i].isnull)
-		{
-			Oid			out;
-			bool		varlena;
-
-			getTypeOutputInfo(type, &out, &varlena);
-			params[i] = OidOutputFunctionCall(out, fcinfo->args[i].value);
-		}
+		appendStringInfo(&sql, "%s$%d::%s", i ? ", " : "", i + 1, format_type_extended(type, -1, FORMAT_TYPE_FORCE_QUALIFY));
+		getTypeOutputInfo(type, &out, &varlena);
+		fmgr_info_cxt(out, &fc->out[i], TopMemoryContext);
 	}
 	appendStringInfoChar(&sql, ')');
-	retset = p->proretset;
+	fc->sql = sql.data;
+	fc->retset = p->proretset;
 	ReleaseSysCache(proc);
+	fc->kind = get_call_result_type(fcinfo, &fc->rettype, &desc);
+	if (fc->kind == TYPEFUNC_COMPOSITE)
+		fc->meta = TupleDescGetAttInMetadata(BlessTupleDesc(CreateTupleDescCopy(desc)));
+	else if (fc->kind == TYPEFUNC_SCALAR && fc->rettype != VOIDOID)
+	{
+		Oid			in;
 
+		getTypeInputInfo(fc->rettype, &in, &fc->ioparam);
+		fmgr_info_cxt(in, &fc->in, TopMemoryContext);
+	}
+	else if (fc->kind != TYPEFUNC_SCALAR)
+		elog(ERROR, "tablestore: a call of this result type cannot be forwarded");
+	MemoryContextSwitchTo(old);
+	{
+		ForwardCall *entry = hash_search(forward_calls, &fn, HASH_ENTER, &found);
+		Oid			key = fn;
+
+		*entry = *fc;
+		entry->fn = key;
+		return entry;
+	}
+}
+
+Datum
+ts_forward_call(FunctionCallInfo fcinfo, Oid server, bool writes)
+{
+	ForwardCall *fc = forward_call_of(fcinfo);
+	const char **params = palloc0(sizeof(char *) * Max(fc->nargs, 1));
+	PGresult   *res;
+	Datum		result = (Datum) 0;
+
+	for (int i = 0; i < fc->nargs; i++)
+		if (!fcinfo->args[i].isnull)
+			params[i] = OutputFunctionCall(&fc->out[i], fcinfo->args[i].value);
 	if (writes)
 		check_one_writing_node(server);
-	res = remote_exec_prepared(server, fcinfo->flinfo->fn_oid, sql.data, fcinfo->nargs, params);
+	res = remote_exec_prepared(server, fc->fn, fc->sql, fc->nargs, params);
 	if (writes)
 		write_server = server;	/* once the node did the write */
-	if (retset)
+	if (fc->retset)
 	{
 		forward_rows(fcinfo, res);
 		return (Datum) 0;
 	}
-	if (PQntuples(res) != 1)
+	if (PQntuples(res) != 1 || (fc->kind == TYPEFUNC_COMPOSITE && PQnfields(res) != fc->meta->tupdesc->natts))
 	{
 		int			rows = PQntuples(res);
 
 		PQclear(res);
-		elog(ERROR, "tablestore: the node answered a call with %d rows", rows);
+		elog(ERROR, "tablestore: the node answered a call with %d rows of another shape", rows);
 	}
-	switch (get_call_result_type(fcinfo, &rettype, &desc))
+	if (fc->kind == TYPEFUNC_COMPOSITE)
 	{
-		case TYPEFUNC_COMPOSITE:
-			{
-				char	  **values = palloc(sizeof(char *) * desc->natts);
+		int			natts = fc->meta->tupdesc->natts;
+		char	  **values = palloc(sizeof(char *) * natts);
 
-				if (PQnfields(res) != desc->natts)
-				{
-					PQclear(res);
-					elog(ERROR, "tablestore: the node answered with another row type");
-				}
-				for (int c = 0; c < desc->natts; c++)
-					values[c] = PQgetisnull(res, 0, c) ? NULL : pstrdup(PQgetvalue(res, 0, c));
-				PQclear(res);
-				result = HeapTupleGetDatum(BuildTupleFromCStrings(TupleDescGetAttInMetadata(desc), values));
-				break;
-			}
-		case TYPEFUNC_SCALAR:
-			if (rettype == VOIDOID || PQgetisnull(res, 0, 0))
-			{
-				fcinfo->isnull = rettype != VOIDOID;
-				PQclear(res);
-			}
-			else
-			{
-				char	   *value = pstrdup(PQgetvalue(res, 0, 0));
-				Oid			in,
-							ioparam;
+		for (int c = 0; c < natts; c++)
+			values[c] = PQgetisnull(res, 0, c) ? NULL : pstrdup(PQgetvalue(res, 0, c));
+		PQclear(res);
+		result = HeapTupleGetDatum(BuildTupleFromCStrings(fc->meta, values));
+	}
+	else if (fc->rettype == VOIDOID || PQgetisnull(res, 0, 0))
+	{
+		fcinfo->isnull = fc->rettype != VOIDOID;
+		PQclear(res);
+	}
+	else
+	{
+		char	   *value = pstrdup(PQgetvalue(res, 0, 0));
 
-				PQclear(res);
-				getTypeInputInfo(rettype, &in, &ioparam);
-				result = OidInputFunctionCall(in, value, ioparam, -1);
-			}
-			break;
-		default:
-			PQclear(res);
-			elog(ERROR, "tablestore: a call of this result type cannot be forwarded");
+		PQclear(res);
+		result = InputFunctionCall(&fc->in, value, fc->ioparam, -1);
 	}
 	return result;
 }

@@ -5,7 +5,8 @@
 # clusters (1 coordinator + 3 nodes) as the server user and stops them. Prints the table and,
 # unless SCALEOUT_OUT is set elsewhere, leaves it in /tmp/tablestore-scaleout.md.
 #
-#   bash bench/scaleout/run.sh            SCALEOUT_OPS=4000 transactions per workload and way
+#   bash bench/scaleout/run.sh      SCALEOUT_OPS=20000 transactions per workload and way (a fifth
+#                                   for batches), SCALEOUT_ROUNDS=3, SCALEOUT_GW_SECONDS=5
 set -eu -o pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/../../scripts/lib.sh"
@@ -21,7 +22,7 @@ chown -R "$(ts_server_user)" "$WORK"
 OUT=${SCALEOUT_OUT:-/tmp/tablestore-scaleout.md}
 # (PostgreSQL::Test::Utils sends the script's output to its log, which is shown on failure)
 if ! ts_as_server_user env TESTDIR="$WORK" PG_REGRESS="$PGXSDIR/src/test/regress/pg_regress" PATH="$BINDIR:$PATH" \
-	PERL5LIB="$PERLDIR" SCALEOUT_OPS="${SCALEOUT_OPS:-4000}" SCALEOUT_ROUNDS="${SCALEOUT_ROUNDS:-3}" SCALEOUT_POINT_READ="$WORK/point_read" \
+	PERL5LIB="$PERLDIR" SCALEOUT_OPS="${SCALEOUT_OPS:-20000}" SCALEOUT_ROUNDS="${SCALEOUT_ROUNDS:-3}" SCALEOUT_POINT_READ="$WORK/point_read" \
 	SCALEOUT_GW_SECONDS="${SCALEOUT_GW_SECONDS:-5}" SCALEOUT_OUT="$WORK/scaleout.md" bash -c "cd '$WORK' && perl cpu.pl"; then
 	tail -20 "$WORK"/tmp_check/log/regress_log_cpu
 	ts_die "the scale-out benchmark failed (its clusters' logs: $WORK/tmp_check/log)"

@@ -98,10 +98,9 @@ spi_exec(const char *sql)
 static const char *
 installed_version(void)
 {
-	const char *none[1] = {NULL};
 	const char *v;
 
-	ts_run_sql("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'tablestore'", 0, none, SPI_OK_SELECT);
+	ts_run_sql("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'tablestore'", 0, NULL, SPI_OK_SELECT);
 	v = SPI_processed > 0 ? SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1) : NULL;
 	if (v == NULL)
 		elog(ERROR, "tablestore: the extension is not installed");
@@ -170,6 +169,26 @@ create_foreign_shard(const char *key, int shard, int count, Oid server)
 					  shard_table_qualified(key, shard), quote_identifier(key), count, shard,
 					  quote_identifier(server_name(server)), quote_literal_cstr(TS_SHARD_SCHEMA),
 					  quote_literal_cstr(shard_table_name(key, shard))));
+}
+
+/* The stamp trigger of each shard table on its node (shard i on servers[i % nservers]) on or off. */
+static void
+set_stamp_triggers(const char *key, const Oid *servers, int nservers, int count, const char *what)
+{
+	for (int i = 0; i < count; i++)
+		(void) ts_remote_query(servers[i % nservers], psprintf("ALTER TABLE %s %s TRIGGER stamp",
+															   shard_table_qualified(key, i), what), 0, NULL, false);
+}
+
+/* A distributed table's parts on its nodes (each node's tablestore_data.<key>, shards and all). */
+static void
+drop_node_parts(List *servers, const char *key)
+{
+	ListCell   *lc;
+
+	foreach(lc, servers)
+		(void) ts_remote_query(lfirst_oid(lc), psprintf("DROP TABLE IF EXISTS " TS_DATA_SCHEMA ".%s",
+														quote_identifier(key)), 0, NULL, false);
 }
 
 /* ---------- moving rows with their stamps ---------- */
@@ -266,9 +285,8 @@ distribute(const char *key, const Oid *servers, int nservers, int count)
 	/* the nodes: the same tablestore, then each one's parts */
 	for (int s = 0; s < nservers; s++)
 	{
-		const char *none[1] = {NULL};
 		char	   *theirs = ts_remote_query(servers[s], "SELECT extversion FROM pg_catalog.pg_extension "
-											 "WHERE extname = 'tablestore'", 0, none, false);
+											 "WHERE extname = 'tablestore'", 0, NULL, false);
 		StringInfoData shards;
 		const char *args[4];
 
@@ -299,23 +317,9 @@ distribute(const char *key, const Oid *servers, int nservers, int count)
 	if (has_rows(psprintf(TS_DATA_SCHEMA ".%s", moving)))
 	{
 		/* the nodes' stamp triggers would give every row a new ETag: off while the rows move */
-		for (int s = 0; s < nservers; s++)
-			for (int i = s; i < count; i += nservers)
-			{
-				const char *none[1] = {NULL};
-
-				(void) ts_remote_query(servers[s], psprintf("ALTER TABLE %s DISABLE TRIGGER stamp",
-															shard_table_qualified(key, i)), 0, none, false);
-			}
+		set_stamp_triggers(key, servers, nservers, count, "DISABLE");
 		spi_exec(psprintf("INSERT INTO " TS_DATA_SCHEMA ".%s SELECT * FROM " TS_DATA_SCHEMA ".%s", q, moving));
-		for (int s = 0; s < nservers; s++)
-			for (int i = s; i < count; i += nservers)
-			{
-				const char *none[1] = {NULL};
-
-				(void) ts_remote_query(servers[s], psprintf("ALTER TABLE %s ENABLE TRIGGER stamp",
-															shard_table_qualified(key, i)), 0, none, false);
-			}
+		set_stamp_triggers(key, servers, nservers, count, "ENABLE");
 	}
 	spi_exec(psprintf("DROP TABLE " TS_DATA_SCHEMA ".%s", moving));
 	SPI_finish();
@@ -403,17 +407,10 @@ void
 ts_drop_table_shards(const char *key, const char *name)
 {
 	Oid			relid = get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false));
-	ListCell   *lc;
 
 	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
 		return;
-	foreach(lc, servers_of(relid))
-	{
-		const char *none[1] = {NULL};
-
-		(void) ts_remote_query(lfirst_oid(lc), psprintf("DROP TABLE IF EXISTS " TS_DATA_SCHEMA ".%s", quote_identifier(key)),
-							   0, none, false);
-	}
+	drop_node_parts(servers_of(relid), key);
 }
 
 /* tablestore.undistribute_table(name text): the rows back into an ordinary table here */
@@ -427,7 +424,6 @@ tablestore_undistribute_table(PG_FUNCTION_ARGS)
 	const char *name,
 			   *moving,
 			   *q;
-	ListCell   *lc;
 
 	ts_require_arg(fcinfo, 0, "name");
 	ts_table_key(PG_GETARG_TEXT_PP(0), key);
@@ -450,12 +446,7 @@ tablestore_undistribute_table(PG_FUNCTION_ARGS)
 	spi_exec(psprintf("INSERT INTO " TS_DATA_SCHEMA ".%s SELECT * FROM " TS_DATA_SCHEMA ".%s", q, moving));
 	ts_table_create_stamp_trigger(key);	/* after the rows: they keep their stamps */
 	spi_exec(psprintf("DROP TABLE " TS_DATA_SCHEMA ".%s", moving));
-	foreach(lc, servers)
-	{
-		const char *none[1] = {NULL};
-
-		(void) ts_remote_query(lfirst_oid(lc), psprintf("DROP TABLE IF EXISTS " TS_DATA_SCHEMA ".%s", q), 0, none, false);
-	}
+	drop_node_parts(servers, key);
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -678,10 +669,9 @@ tablestore_node_execute(PG_FUNCTION_ARGS)
 {
 	Oid			server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(0)), false)->serverid;
 	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	const char *none[1] = {NULL};
 	char	   *out;
 
-	out = PG_GETARG_BOOL(2) ? ts_remote_query(server, sql, 0, none, false) : ts_node_command(server, sql);
+	out = PG_GETARG_BOOL(2) ? ts_remote_query(server, sql, 0, NULL, false) : ts_node_command(server, sql);
 	if (out == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text(out));

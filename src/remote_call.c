@@ -156,6 +156,22 @@ typedef struct PreparedKey
 
 static HTAB *prepared = NULL;
 
+/* A hash table of this session (TopMemoryContext), made at its first use. */
+static HTAB *
+session_hash(HTAB **h, const char *name, Size keysize, Size entrysize)
+{
+	if (*h == NULL)
+	{
+		HASHCTL		ctl = {0};
+
+		ctl.keysize = keysize;
+		ctl.entrysize = entrysize;
+		ctl.hcxt = TopMemoryContext;
+		*h = hash_create(name, 32, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	return *h;
+}
+
 static PGresult *
 remote_exec_prepared(Oid server, Oid fn, const char *sql, int nparams, const char *const *params)
 {
@@ -164,15 +180,7 @@ remote_exec_prepared(Oid server, Oid fn, const char *sql, int nparams, const cha
 	char		name[32];
 	bool		found;
 
-	if (prepared == NULL)
-	{
-		HASHCTL		ctl = {0};
-
-		ctl.keysize = sizeof(PreparedKey);
-		ctl.entrysize = sizeof(PreparedKey);
-		ctl.hcxt = TopMemoryContext;
-		prepared = hash_create("tablestore forwarded statements", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
+	session_hash(&prepared, "tablestore forwarded statements", sizeof(PreparedKey), sizeof(PreparedKey));
 	memset(&key, 0, sizeof(key));
 	key.conn = conn;
 	key.pid = PQbackendPID(conn);
@@ -358,25 +366,21 @@ forward_call_of(FunctionCallInfo fcinfo)
 {
 	Oid			fn = fcinfo->flinfo->fn_oid;
 	ForwardCall *fc;
+	ForwardCall new = {0};
 	HeapTuple	proc;
 	Form_pg_proc p;
 	StringInfoData sql;
 	MemoryContext old;
 	TupleDesc	desc;
-	bool		found;
 
-	if (forward_calls == NULL)
-	{
-		HASHCTL		ctl = {0};
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(ForwardCall);
-		ctl.hcxt = TopMemoryContext;
-		forward_calls = hash_create("tablestore forwarded functions", 32, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
+	session_hash(&forward_calls, "tablestore forwarded functions", sizeof(Oid), sizeof(ForwardCall));
 	fc = hash_search(forward_calls, &fn, HASH_FIND, NULL);
 	if (fc != NULL)
 		return fc;
+
+	/* worked out in full first: an error leaves no half-made entry */
+	fc = &new;
+	fc->fn = fn;
 
 	proc = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
 	if (!HeapTupleIsValid(proc))
@@ -386,7 +390,6 @@ forward_call_of(FunctionCallInfo fcinfo)
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "SELECT * FROM %s(",
 					 quote_qualified_identifier(get_namespace_name(p->pronamespace), NameStr(p->proname)));
-	fc = palloc0(sizeof(ForwardCall));
 	fc->nargs = p->pronargs;
 	fc->out = palloc0(sizeof(FmgrInfo) * Max(p->pronargs, 1));
 	for (int i = 0; i < p->pronargs; i++)
@@ -416,14 +419,9 @@ forward_call_of(FunctionCallInfo fcinfo)
 	else if (fc->kind != TYPEFUNC_SCALAR)
 		elog(ERROR, "tablestore: a call of this result type cannot be forwarded");
 	MemoryContextSwitchTo(old);
-	{
-		ForwardCall *entry = hash_search(forward_calls, &fn, HASH_ENTER, &found);
-		Oid			key = fn;
-
-		*entry = *fc;
-		entry->fn = key;
-		return entry;
-	}
+	fc = hash_search(forward_calls, &fn, HASH_ENTER, NULL);
+	*fc = new;
+	return fc;
 }
 
 Datum

@@ -28,17 +28,6 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-void
-ts_table_key(text *name, char *key)
-{
-	const char *s = VARDATA_ANY(name);
-	int			len = VARSIZE_ANY_EXHDR(name);
-
-	ts_table_check_name(s, len);
-	for (int i = 0; i < len; i++)
-		key[i] = pg_ascii_tolower(s[i]);
-	key[len] = '\0';
-}
 
 /* Run a statement through SPI with text arguments; raises on failure. */
 void

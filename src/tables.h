@@ -1,7 +1,7 @@
 /*
  * tables.h - the lifecycle of tables (tables.c): the DDL of a table's relation, its stamp trigger
  * and its registry row, which create_table and the distribution of tables (distribute.c) share.
- * All but ts_table_key run inside an SPI session.
+ * They run inside an SPI session.
  */
 #ifndef TABLES_H
 #define TABLES_H
@@ -17,9 +17,6 @@ typedef enum TsTableShape
 	TS_SHAPE_COORDINATOR		/* a distributed table on the coordinator: hash-partitioned over foreign
 								 * partitions, which allow no primary key */
 } TsTableShape;
-
-/* The lower-case relation name of a valid table name (raises InvalidResourceName). */
-extern void ts_table_key(text *name, char *key);
 
 /* Run a statement with text arguments (at most 2); raises unless SPI answers expect. */
 extern void ts_run_sql(const char *sql, int nargs, const char *const *args, int expect);

@@ -69,16 +69,25 @@ ts_table_check_name(const char *s, int len)
 }
 
 void
+ts_table_key(text *name, char *key)
+{
+	const char *s = VARDATA_ANY(name);
+	int			len = VARSIZE_ANY_EXHDR(name);
+
+	ts_table_check_name(s, len);
+	for (int i = 0; i < len; i++)
+		key[i] = pg_ascii_tolower(s[i]);
+	key[len] = '\0';
+}
+
+void
 ts_table_resolve(text *name, TsTable *t)
 {
 	const char *s = VARDATA_ANY(name);
 	int			len = VARSIZE_ANY_EXHDR(name);
 	Relation	rel;
 
-	ts_table_check_name(s, len);
-	for (int i = 0; i < len; i++)
-		t->key[i] = pg_ascii_tolower(s[i]);
-	t->key[len] = '\0';
+	ts_table_key(name, t->key);
 	/* looked up again after the lock is granted: a table dropped meanwhile is not found */
 	t->relid = RangeVarGetRelidExtended(makeRangeVar(TS_DATA_SCHEMA, t->key, -1), AccessShareLock,
 										RVR_MISSING_OK, NULL, NULL);

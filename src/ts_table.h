@@ -29,6 +29,9 @@ extern bool ts_table_name_valid(const char *s, int len, const char **why);
 /* Raise InvalidResourceName (TSB14) unless s is a valid table name. */
 extern void ts_table_check_name(const char *s, int len);
 
+/* The lower-case relation name of a valid table name (raises InvalidResourceName). */
+extern void ts_table_key(text *name, char *key);
+
 /*
  * Resolve a table name: the relation is locked (AccessShareLock, to the end of the transaction,
  * so that it cannot be dropped or altered under the call) and checked against the layout of

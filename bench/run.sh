@@ -338,8 +338,8 @@ sdk_point() {
 	printf '%s' "$res" | perl -MJSON::PP -e '
 		my $r = decode_json(<STDIN>);
 		my ($w, $c, $sys, $ticks, $hz) = @ARGV;
-		printf "%s\t%s\t%s\t%.0f\t%.3f\t%.3f\t%.1f\n", $w, $c, $sys, $r->{entities} / $r->{seconds}, $r->{p50_ms}, $r->{p99_ms},
-			$r->{entities} ? $ticks * 1e6 / $hz / $r->{entities} : 0;' \
+		printf "%s\t%s\t%s\t%.0f\t%.3f\t%.3f\t%.1f\t%.1f\n", $w, $c, $sys, $r->{entities} / $r->{seconds}, $r->{p50_ms}, $r->{p99_ms},
+			$r->{entities} ? $ticks * 1e6 / $hz / $r->{entities} : 0, $r->{entities} ? $r->{client_cpu_us} / $r->{entities} : 0;' \
 		"$w" "$c" "$sys" "$ticks" "$(getconf CLK_TCK)" >>"$OUT/compare.tsv"
 	tail -1 "$OUT/compare.tsv" | awk -F'\t' '{ printf "  %-8s %-11s clients=%s  %10.0f entities/s  p50 %8.3f ms  p99 %8.3f ms  server CPU %7.1f us/entity\n", $1, $3, $2, $4, $5, $6, $7 }'
 }
@@ -504,6 +504,7 @@ workload_scale() {
 	local sizes=${SCALE_SIZES:-100000 1000000 10000000} secs=5 scans=3 db n t started=$SECONDS
 	[ $QUICK -eq 1 ] && sizes="2000 20000" secs=1 scans=1
 	db=$(bench_db scale)
+	psql -X -q -d "$db" -c "CREATE EXTENSION pg_prewarm" >/dev/null
 	: >"$OUT/scale.tsv"
 	for n in $sizes; do
 		t="s$n"
@@ -514,6 +515,10 @@ workload_scale() {
 			psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "COPY tablestore_data.$t (partition_key, row_key, properties) FROM STDIN"
 		load=$((SECONDS - load))
 		psql -X -q -d "$db" -c "VACUUM ANALYZE tablestore_data.$t"
+		# steady state: the table and its indexes in shared buffers, as on a server that has been
+		# serving them (a cold cache would time the first read of each page, not the operation)
+		psql -X -q -d "$db" -c "SELECT pg_prewarm(c) FROM (SELECT 'tablestore_data.$t'::regclass AS c UNION ALL
+			SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'tablestore_data.$t'::regclass) r" >/dev/null
 		local size get ins range page scan_s pid mem=0 x
 		size=$(psql -XAt -d "$db" -c "SELECT pg_total_relation_size('tablestore_data.$t')")
 		get=$(p50_ms "$db" "$BENCH_DIR/scale/get.sql" "$secs" -D t="$t" -D n="$n")
@@ -571,6 +576,22 @@ workload_scale() {
 				($x->[7] / $x->[0]) / ($b->[7] / $b->[0]), $b->[8] ? $x->[8] / $b->[8] : 0;
 		}
 		printf "\nLargest p50 growth: %.2f (target ≤ 1.3: %s).\n", $worst, $worst <= 1.3 ? "met" : "MISSED";
+		# the scan: least-squares line of its time against millions of entities
+		my ($n, $sx, $sy, $sxx, $sxy, $syy) = (scalar @r, 0, 0, 0, 0, 0);
+		for my $x (@r) { my ($m, $t) = ($x->[0] / 1e6, $x->[7]); $sx += $m; $sy += $t; $sxx += $m * $m; $sxy += $m * $t; $syy += $t * $t; }
+		my $den = $n * $sxx - $sx * $sx;
+		if ($n >= 2 && $den > 0) {
+			my $slope = ($n * $sxy - $sx * $sy) / $den;
+			my $icpt = ($sy - $slope * $sx) / $n;
+			my $r2d = $den * ($n * $syy - $sy * $sy);
+			printf "Scan time = %.3f s per million entities × size %+.3f s (least squares, R² %.4f).\n", $slope, $icpt,
+				$r2d > 0 ? ($n * $sxy - $sx * $sy) ** 2 / $r2d : 1;
+		}
+		# memory: the largest size against the most any smaller size needed
+		my ($prev) = sort { $b <=> $a } map { $_->[8] } @r[0 .. $#r - 1];
+		printf "Backend memory at %d entities: %.1f MiB, at most %.1f MiB at the smaller sizes: %s (the result\n"
+			. "tuplestore of the scan holds work_mem in memory and spills the rest to a temporary file).\n", $r[-1][0], $r[-1][8] / 1024,
+			($prev // 0) / 1024, ($r[-1][8] <= ($prev // 0) * 1.3) ? "flat (≤ 1.3×)" : "GROWING";
 	' "$OUT/scale.tsv" >"$OUT/scale.md"
 	cat "$OUT/scale.md"
 }
@@ -591,11 +612,13 @@ compare_report() {
 	perl -e '
 		my $out = pop @ARGV;
 		my (%v, @order, %seen);
-		while (<>) { chomp; my ($w, $c, $s, $e, $p50, $p99, $cpu) = split /\t/; push @{$v{"$w\t$c"}{$s}}, [$e, $p50, $p99, $cpu // 0];
+		while (<>) { chomp; my ($w, $c, $s, $e, $p50, $p99, $cpu, $ccpu) = split /\t/; push @{$v{"$w\t$c"}{$s}}, [$e, $p50, $p99, $cpu // 0, $ccpu // 0];
 			push @order, "$w\t$c" unless $seen{"$w\t$c"}++; }
 		sub med { my @a = sort { $a <=> $b } @_; my $n = @a; $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2 }
 		my %target = (insert => 0.85, get => 0.85, merge => 0.85, replace => 0.85, delete => 0.85, batch => 0.8, page => 0.9,
 			select => 1.5, scan => 1.0);
+		# the batch at 8 clients: 0.9 (issue 16), at 1 client 0.8
+		my %target_at = ("batch\t8" => 0.9);
 		my %label = (insert => "single insert", get => "point read", merge => "merge one property", replace => "replace",
 			delete => "delete", batch => "100-entity batch insert", range => "range query, 100 rows",
 			page => "paging a partition (10 pages of 100)", select => "selective filter, first page (Age eq 20, 1000 of 1/60)",
@@ -608,22 +631,27 @@ compare_report() {
 			my %m;
 			for my $s (qw(ts raw azurite gateway)) {
 				my @p = @{$v{$k}{$s} || []};
-				$m{$s} = [map { my $i = $_; med(map { $_->[$i] } @p) } 0 .. 3];
+				$m{$s} = [map { my $i = $_; med(map { $_->[$i] } @p) } 0 .. 4];
 			}
 			my $rr = $m{raw}[0] > 0 ? $m{ts}[0] / $m{raw}[0] : 0;
 			my $ra = $m{azurite}[0] > 0 ? $m{ts}[0] / $m{azurite}[0] : 0;
 			my $ga = $m{azurite}[0] > 0 ? $m{gateway}[0] / $m{azurite}[0] : 0;
 			my $gc = $m{gateway}[3] > 0 ? $m{azurite}[3] / $m{gateway}[3] : 0;
+			# the SDK ceiling: the driver (one Node.js thread) alone, against a server costing nothing
+			my $ceil = $m{gateway}[4] > 0 ? 1e6 / $m{gateway}[4] : 0;
+			my $ca = $m{azurite}[0] > 0 ? $ceil / $m{azurite}[0] : 0;
 			my @miss;
-			push @miss, sprintf("raw %.2f < %.2f", $rr, $target{$w}) if exists $target{$w} && $rr < $target{$w};
+			my $tg = $target_at{$k} // $target{$w};
+			push @miss, sprintf("raw %.2f < %.2f", $rr, $tg) if defined $tg && $rr < $tg;
 			push @miss, sprintf("Azurite %.1f < 10", $ra) if $ra < 10;
 			printf $md "| %s | %d | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.2f%s | %.1f | %s |\n",
 				$label{$w}, $c, $m{ts}[0], $m{ts}[1], $m{ts}[2], $m{raw}[0], $m{raw}[1], $m{raw}[2],
-				$m{azurite}[0], $m{azurite}[1], $m{azurite}[2], $rr, exists $target{$w} ? " (≥ $target{$w})" : "", $ra,
+				$m{azurite}[0], $m{azurite}[1], $m{azurite}[2], $rr, defined $tg ? " (≥ $tg)" : "", $ra,
 				@miss ? "MISSED: " . join(", ", @miss) : "met";
-			printf $gw "| %s | %d | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.1f | %.1f | %.1f | %.1f | %s |\n",
+			printf $gw "| %s | %d | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.1f | %s |\n",
 				$label{$w}, $c, $m{gateway}[0], $m{gateway}[1], $m{gateway}[2], $m{azurite}[0], $m{azurite}[1], $m{azurite}[2],
-				$ga, $m{gateway}[3], $m{azurite}[3], $gc, $ga >= 10 ? "met" : "MISSED";
+				$ga, $m{gateway}[3], $m{azurite}[3], $gc, $m{gateway}[4], $ceil, $ca,
+				$ga >= 10 ? "met" : $ca < 10 ? "MISSED (out of reach through the SDK: ceiling < 10)" : "MISSED";
 			printf $plot "%s %dC\t%.2f\t%.2f\t%.2f\n", uc($w), $c, $rr, $ra, $ga;
 		}' "$OUT/compare.tsv" "$OUT"
 	{
@@ -651,10 +679,14 @@ compare_report() {
 		echo "operations against each, $AZ_N entities loaded into each through the SDK, one ${CMP_SECS}-second point each."
 		echo "Server CPU is the CPU time of the serving processes per entity: Azurite's Node.js process; the gateway and every"
 		echo "PostgreSQL process. The client shares the 2 cores with the server, so throughput through the SDK is bounded by"
-		echo "the client's own cost per request; the server CPU ratio is the client-independent comparison."
+		echo "the client's own cost per request; the server CPU ratio is the client-independent comparison. The SDK driver's"
+		echo "CPU per entity (its own process.cpuUsage(), measured in the gateway's point) sets a ceiling no server can pass:"
+		echo "the driver is one Node.js thread, so through this SDK on this machine at most 10^6 / (driver µs per entity)"
+		echo "entities per second, even from a server that took no time at all. Where ceiling / Azurite is under 10, the"
+		echo "≥ 10× target is out of reach through the SDK for any server."
 		echo
-		echo "| workload | clients | gateway ent/s | p50 / p99 ms | Azurite ent/s | p50 / p99 ms | gateway / Azurite (≥ 10) | server CPU µs/entity, gateway + PostgreSQL | Azurite | Azurite / gateway CPU | throughput verdict |"
-		echo "|---|---|---|---|---|---|---|---|---|---|---|"
+		echo "| workload | clients | gateway ent/s | p50 / p99 ms | Azurite ent/s | p50 / p99 ms | gateway / Azurite (≥ 10) | server CPU µs/entity, gateway + PostgreSQL | Azurite | Azurite / gateway CPU | SDK driver CPU µs/entity | SDK ceiling ent/s | ceiling / Azurite | throughput verdict |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		cat "$OUT/compare.gwrows"
 		echo
 		echo "$overhead"
@@ -668,8 +700,14 @@ compare_report() {
 
 if [ $SETUP -eq 1 ]; then
 	ts_setup
-	# durable (fsync on); commits do not wait for their WAL flush, as Azurite (in memory) does not
-	ts_cluster_start synchronous_commit=off shared_buffers=1GB max_wal_size=8GB max_connections=100
+	# durable (fsync on); commits do not wait for their WAL flush, as Azurite (in memory) does not.
+	# shared_buffers: the usual quarter of the machine's memory (1 to 8 GB), so that the scaling
+	# run's 10 million entities (3.4 GB) are served from the cache as the smaller sizes are.
+	SHARED_MB=1024
+	if [ $QUICK -eq 0 ]; then
+		SHARED_MB=$(awk '/^MemTotal/ { m = int($2 / 1024 / 4); print (m < 1024 ? 1024 : (m > 8192 ? 8192 : m)) }' /proc/meminfo)
+	fi
+	ts_cluster_start synchronous_commit=off shared_buffers=${SHARED_MB}MB max_wal_size=8GB max_connections=100
 else
 	[ -n "${PGHOST:-}" ] || ts_die "--no-setup needs a running cluster in PGHOST/PGPORT"
 fi

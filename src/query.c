@@ -135,6 +135,12 @@ ts_query_settings_begin(const OdFilter *f)
 	int			level = NewGUCNestLevel();
 
 	set_local("search_path", "pg_catalog, pg_temp");
+	/*
+	 * No JIT: a query's per-row work is the extension's C functions, which JIT cannot speed up,
+	 * while compiling costs every execution 10-200 ms and 10-30 MB of backend memory, both growing
+	 * with the table's size (bench/RESULTS.md, "Cost against size").
+	 */
+	set_local("jit", "off");
 	if (f->dense && f->root != NULL)
 	{
 		set_local("enable_bitmapscan", "off");

@@ -51,7 +51,7 @@ extern void ts_query_check_continuation(FunctionCallInfo fcinfo, int arg);
 
 /*
  * Settings for the statements of one call, undone by AtEOXact_GUC(true, level) or on error:
- * search_path = pg_catalog, pg_temp, and, for a dense filter, no bitmap scan and no sort.
+ * search_path = pg_catalog, pg_temp, jit = off, and, for a dense filter, no bitmap scan and no sort.
  */
 extern int	ts_query_settings_begin(const OdFilter *f);
 

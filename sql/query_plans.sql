@@ -45,4 +45,33 @@ SELECT count(*) FROM tablestore_data.plans WHERE tablestore.prop_int32(propertie
 SELECT count(*) FROM query_entities('Plans', 'Age gt 88');
 SELECT row_key FROM query_entities('Plans', 'PartitionKey eq ''p07'' and (RowKey eq ''000107'' or RowKey eq ''000157'')');
 
+-- the query's statement runs without JIT, whatever the session says (a row-level security
+-- policy's function sees the settings the statement runs under; it speaks for one row)
+CREATE ROLE regress_ts_jit_probe;
+GRANT USAGE ON SCHEMA tablestore, tablestore_data TO regress_ts_jit_probe;
+GRANT SELECT ON tablestore_data.plans TO regress_ts_jit_probe;
+CREATE FUNCTION pg_temp.setting_during_query(name text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE NOTICE '% during the query: %', name, current_setting(name);
+	RETURN true;
+END $$;
+GRANT EXECUTE ON FUNCTION pg_temp.setting_during_query(text) TO regress_ts_jit_probe;
+ALTER TABLE tablestore_data.plans ENABLE ROW LEVEL SECURITY;
+CREATE POLICY probe ON tablestore_data.plans
+	USING (CASE WHEN row_key = '000107' THEN pg_temp.setting_during_query('jit') ELSE true END);
+SET jit = on;
+SET jit_above_cost = 0;
+SET ROLE regress_ts_jit_probe;
+SELECT count(*) FROM query_entities('Plans', 'PartitionKey eq ''p07'' and Age eq 7');
+SELECT query_page('Plans', 'PartitionKey eq ''p07'' and Age eq 7', NULL, 5) IS NOT NULL AS page;
+RESET ROLE;
+RESET jit;
+RESET jit_above_cost;
+DROP POLICY probe ON tablestore_data.plans;
+ALTER TABLE tablestore_data.plans DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON tablestore_data.plans FROM regress_ts_jit_probe;
+DROP FUNCTION pg_temp.setting_during_query(text);
+REVOKE ALL ON SCHEMA tablestore, tablestore_data FROM regress_ts_jit_probe;
+DROP ROLE regress_ts_jit_probe;
+
 SELECT drop_table('Plans');

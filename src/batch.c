@@ -154,6 +154,26 @@ run_statement(const TsTable *t, BatchOp *op)
 	op->result.ts = DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 }
 
+/*
+ * An insert-only batch on the direct path: what each insert's Timestamp depends on (its key's
+ * versions still in the table, stamp.h) learnt in one scan of the partition's key range instead of
+ * one lookup per insert; when the range is not worth scanning, each insert looks itself.
+ */
+static void
+learn_key_histories(FastBatch *fb, BatchOp **sorted, int n)
+{
+	text	  **rks = palloc(sizeof(text *) * n);
+	KeyHistory *h = palloc(sizeof(KeyHistory) * n);
+
+	for (int i = 0; i < n; i++)
+		rks[i] = sorted[i]->rk;
+	if (fast_batch_probe_inserts(fb, sorted[0]->pk, rks, n, h))
+		for (int i = 0; i < n; i++)
+			sorted[i]->history = h[i];
+	pfree(rks);
+	pfree(h);
+}
+
 /* Run one operation on the direct path; an upsert of a row that did not exist takes its statement. */
 static void
 run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
@@ -164,7 +184,7 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 	switch (op->kind)
 	{
 		case OP_INSERT:
-			if (!fast_batch_insert(fb, op->pk, op->rk, op->props, &op->result))
+			if (!fast_batch_insert(fb, op->pk, op->rk, op->props, &op->history, &op->result))
 				raise_nothing_written(op);
 			return;
 		case OP_DELETE:
@@ -401,6 +421,8 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 			ts_spi_begin();
 			spi_connected = true;
 		}
+		else if (inserts_only && n > 1)
+			learn_key_histories(fb, sorted, n);
 		for (int i = 0; i < n; i++)
 		{
 			BatchOp    *op = sorted[i];

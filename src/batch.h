@@ -41,6 +41,7 @@ typedef struct BatchOp
 	bool		exists;			/* found and locked before the writes */
 	text	   *current_etag;
 	WriteStamp	result;			/* the new ETag and Timestamp; no ETag for a delete */
+	KeyHistory	history;		/* an insert's key history, when learnt for the whole batch */
 } BatchOp;
 
 /*

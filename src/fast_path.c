@@ -339,7 +339,7 @@ etag_matches(TupleTableSlot *slot, text *if_match)
  * trigger cancelled the insert (the slot then holds no stored row).
  */
 static bool
-write_insert(WriteState *ws, text *pk, text *rk, Entity *props, WriteStamp *out)
+write_insert(WriteState *ws, text *pk, text *rk, Entity *props, const KeyHistory *history, WriteStamp *out)
 {
 	TupleTableSlot *slot = ExecInitExtraTupleSlot(ws->estate, RelationGetDescr(ws->rel), &TTSOpsVirtual);
 
@@ -352,7 +352,7 @@ write_insert(WriteState *ws, text *pk, text *rk, Entity *props, WriteStamp *out)
 	slot->tts_values[TS_COL_PROPS] = EntityPGetDatum(props);
 	slot->tts_isnull[TS_COL_PROPS] = false;
 	if (ws->self_stamp)			/* the entity was checked with its keys when it was read */
-		stamp_row(ws->rel, slot->tts_values, slot->tts_isnull, NULL, NULL, true);
+		stamp_row(ws->rel, slot->tts_values, slot->tts_isnull, NULL, NULL, true, history);
 	ExecStoreVirtualTuple(slot);
 	ExecSimpleRelationInsert(ws->rri, ws->estate, slot);	/* else the stamp trigger fills them */
 	if (!ItemPointerIsValid(&slot->tts_tid))
@@ -369,7 +369,7 @@ fast_insert(const TsTable *t, text *pk, text *rk, Entity *props, WriteStamp *out
 
 	if (!begin_write(&ws, t, ACL_INSERT | ACL_SELECT, CMD_INSERT, false))
 		return FAST_NOT_USED;
-	written = write_insert(&ws, pk, rk, props, out);
+	written = write_insert(&ws, pk, rk, props, NULL, out);
 	end_write(&ws);
 	return written ? FAST_OK : FAST_CANCELLED;
 }
@@ -413,7 +413,7 @@ write_update(WriteState *ws, text *pk, text *rk, Entity *props, bool merge, text
 	newslot->tts_isnull[TS_COL_PROPS] = false;
 	if (ws->self_stamp)			/* a merged entity is checked again (its size may have grown) */
 		stamp_row(ws->rel, newslot->tts_values, newslot->tts_isnull, oldslot->tts_values,
-				  oldslot->tts_isnull, !merge);
+				  oldslot->tts_isnull, !merge, NULL);
 	ExecStoreVirtualTuple(newslot);
 	EvalPlanQualInit(&epq, ws->estate, NULL, NIL, -1);
 	ExecSimpleRelationUpdate(ws->rri, ws->estate, &epq, oldslot, newslot);
@@ -509,9 +509,16 @@ batch_op_done(FastBatch *b)
 }
 
 bool
-fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props, WriteStamp *out)
+fast_batch_probe_inserts(FastBatch *b, text *pk, text *const *rks, int n, KeyHistory *out)
 {
-	bool		written = write_insert(&b->ws, pk, rk, props, out);
+	/* with other triggers the stamp trigger stamps each row, and looks for itself */
+	return b->ws.self_stamp && stamp_probe_keys(b->ws.rel, b->ws.idx, pk, rks, n, out);
+}
+
+bool
+fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props, const KeyHistory *history, WriteStamp *out)
+{
+	bool		written = write_insert(&b->ws, pk, rk, props, history, out);
 
 	batch_op_done(b);
 	return written;

@@ -54,7 +54,14 @@ typedef struct FastBatch FastBatch;
 
 extern FastBatch *fast_batch_begin(const TsTable *t, AclMode needed);
 /* false when a trigger of the user's cancelled the insert */
-extern bool fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props, WriteStamp *out);
+extern bool fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props, const KeyHistory *history,
+							  WriteStamp *out);
+
+/*
+ * Before the inserts of an insert-only batch: the history of their keys (stamp_probe_keys) in one
+ * scan; false when it was not learnt (each insert then looks itself). rks: sorted, distinct.
+ */
+extern bool fast_batch_probe_inserts(FastBatch *b, text *pk, text *const *rks, int n, KeyHistory *out);
 extern FastResult fast_batch_update(FastBatch *b, text *pk, text *rk, Entity *props, bool merge, WriteStamp *out);
 extern FastResult fast_batch_delete(FastBatch *b, text *pk, text *rk);
 extern void fast_batch_end(FastBatch *b);

@@ -17,6 +17,7 @@
 #include "entity.h"
 #include "etag.h"
 #include "table_layout.h"
+#include "ts_table.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -111,9 +112,102 @@ wait_for_key_writers(Relation rel, Datum pk, Datum rk, TimestampTz *latest)
 	return found;
 }
 
+/* bsearch over sorted, distinct RowKeys: the index of rk, or -1 */
+static int
+find_row_key(text *const *rks, int n, const text *rk)
+{
+	int			lo = 0,
+				hi = n - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		int			c = ts_key_cmp(rks[mid], rk);
+
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/*
+ * (stamp.h) One scan of the primary key over [rks[0], rks[n - 1]] in partition pk, with the rules
+ * of wait_for_key_writers: wait for a transaction still writing a version of one of the keys, then
+ * scan again; remember each key's latest Timestamp. The range may hold other keys; past a few more
+ * entries than keys it is not worth it, and the caller's rows look for themselves.
+ */
+bool
+stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, int n, KeyHistory *out)
+{
+	TupleTableSlot *slot;
+	SnapshotData dirty;
+	ScanKeyData sk[3];
+	int			budget = 2 * n + 32;	/* index entries visited before giving up */
+	bool		done = true;
+
+	if (n < 1)
+		return false;
+	slot = table_slot_create(rel, NULL);
+	InitDirtySnapshot(dirty);
+	ScanKeyEntryInitialize(&sk[0], 0, 1, BTEqualStrategyNumber, InvalidOid, pk_index->rd_indcollation[0],
+						   F_TEXTEQ, PointerGetDatum(pk));
+	ScanKeyEntryInitialize(&sk[1], 0, 2, BTGreaterEqualStrategyNumber, InvalidOid, pk_index->rd_indcollation[1],
+						   F_TEXT_GE, PointerGetDatum(rks[0]));
+	ScanKeyEntryInitialize(&sk[2], 0, 2, BTLessEqualStrategyNumber, InvalidOid, pk_index->rd_indcollation[1],
+						   F_TEXT_LE, PointerGetDatum(rks[n - 1]));
+	for (;;)
+	{
+		IndexScanDesc scan = index_beginscan(rel, pk_index, &dirty, 3, 0);
+		TransactionId xwait = InvalidTransactionId;
+
+		for (int k = 0; k < n; k++)
+			out[k] = (KeyHistory) {.known = true};
+		index_rescan(scan, sk, 3, NULL, 0);
+		while (index_getnext_slot(scan, ForwardScanDirection, slot))
+		{
+			bool		isnull;
+			Datum		d = slot_getattr(slot, Anum_tablestore_row_key, &isnull);
+			int			k = isnull ? -1 : find_row_key(rks, n, DatumGetTextPP(d));
+			TransactionId x;
+
+			CHECK_FOR_INTERRUPTS();
+			if (--budget < 0)
+			{
+				done = false;
+				break;
+			}
+			if (k < 0)
+				continue;
+			x = TransactionIdIsValid(dirty.xmin) ? dirty.xmin : dirty.xmax;
+			if (TransactionIdIsValid(x) && !TransactionIdIsCurrentTransactionId(x))
+			{
+				xwait = x;
+				break;
+			}
+			d = slot_getattr(slot, Anum_tablestore_timestamp, &isnull);
+			if (!isnull && (!out[k].found || DatumGetTimestampTz(d) > out[k].latest))
+				out[k].latest = DatumGetTimestampTz(d);
+			out[k].found |= !isnull;
+		}
+		index_endscan(scan);
+		if (!done || !TransactionIdIsValid(xwait))
+			break;
+		XactLockTableWait(xwait, rel, &slot->tts_tid, XLTW_InsertIndex);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	if (!done)
+		for (int k = 0; k < n; k++)
+			out[k].known = false;
+	return done;
+}
+
 void
 stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old_values, const bool *old_nulls,
-		  bool checked)
+		  bool checked, const KeyHistory *history)
 {
 	TimestampTz ts;
 
@@ -175,6 +269,8 @@ stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old_values, con
 
 		ts = stamp_time(&prev);
 	}
+	else if (history != NULL && history->known)
+		ts = history->found ? stamp_time(&history->latest) : stamp_time(NULL);
 	else
 	{
 		TimestampTz latest;

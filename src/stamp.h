@@ -20,6 +20,18 @@ typedef struct WriteStamp
 } WriteStamp;
 
 /*
+ * What an insert's Timestamp depends on: the versions of its key still in the table (deleted, or
+ * being written by a transaction in progress). known: learnt beforehand (stamp_probe_keys); else
+ * stamp_row looks itself. found, latest: whether there is one and the latest Timestamp among them.
+ */
+typedef struct KeyHistory
+{
+	bool		known;
+	bool		found;
+	TimestampTz latest;
+} KeyHistory;
+
+/*
  * Apply the policy to a new row version of rel: values/nulls hold the five columns in layout
  * order (table_layout.h) and are changed in place; old_values/old_nulls hold the version it
  * replaces (an UPDATE) or are NULL (an INSERT).
@@ -31,9 +43,19 @@ typedef struct WriteStamp
  *     client gave for either are ignored.
  * checked: the caller built properties from input already checked with these keys (keys valid,
  * size within the limit, no keys inside), so only the stamps remain to be set.
+ * history: an INSERT's key history from stamp_probe_keys, or NULL (stamp_row then looks itself).
  */
 extern void stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old_values,
-					  const bool *old_nulls, bool checked);
+					  const bool *old_nulls, bool checked, const KeyHistory *history);
+
+/*
+ * The history of n keys of one partition that are about to be inserted, in one scan of the primary
+ * key pk_index (open) instead of one lookup per row: rks sorted byte-wise and distinct, out[n]
+ * filled. Waits for transactions still writing one of the keys, as stamp_row would. False (and
+ * nothing known) when the keys' range holds too many other entities to be worth scanning.
+ */
+extern bool stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, int n,
+							 KeyHistory *out);
 
 /*
  * Is the table's only trigger tablestore.stamp, enabled and firing as it does for SQL (origin

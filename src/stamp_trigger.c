@@ -49,6 +49,6 @@ tablestore_stamp(PG_FUNCTION_ARGS)
 	heap_deform_tuple(is_update ? td->tg_newtuple : td->tg_trigtuple, desc, values, nulls);
 	if (is_update)
 		heap_deform_tuple(td->tg_trigtuple, desc, old_values, old_nulls);
-	stamp_row(rel, values, nulls, is_update ? old_values : NULL, is_update ? old_nulls : NULL, false);
+	stamp_row(rel, values, nulls, is_update ? old_values : NULL, is_update ? old_nulls : NULL, false, NULL);
 	return PointerGetDatum(heap_form_tuple(desc, values, nulls));
 }

@@ -8,7 +8,10 @@
 #      internal error about a missing relation;
 #   3. an insert waiting on the transaction that writes the last version of its keys and then
 #      deletes it: its Timestamp is later than the version it replaces (it is taken after the
-#      wait), so a reader syncing on "Timestamp gt ..." does not miss it.
+#      wait), so a reader syncing on "Timestamp gt ..." does not miss it;
+#   4. the same insert inside a batch of inserts: once where one scan of the batch's key range
+#      learns every key's history, once where that range holds too many other entities and each
+#      insert looks for itself.
 # Runs with the direct path on and off.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DB=scenario_races
@@ -71,6 +74,27 @@ out writer >/dev/null
 check "fast_path=$mode: the insert that waited succeeded" "$(out inserter)" "t"
 check "fast_path=$mode: its Timestamp is later than that of the version it replaces" \
 	"$(q $DB "SELECT r.\"timestamp\" > s.ts FROM tablestore_data.race r, seen s WHERE r.row_key = 't' AND s.what = 'last version'")" "t"
+
+# 4. the same through batches: keys s9, t2, u0 (one scan of [s9, u0] learns their history), and
+#    keys a0, t3 (the range holds 200 other entities: each insert looks itself)
+q $DB "SELECT count(tablestore.insert_entity('Race', format('{\"PartitionKey\":\"p\",\"RowKey\":\"f%s\"}', lpad(i::text, 3, '0'))::tablestore.entity))
+	FROM generate_series(0, 199) i" >/dev/null
+for keys in "s9 t2 u0" "a0 t3"; do
+	waited=$(echo $keys | cut -d' ' -f2)
+	q $DB "SELECT tablestore.insert_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"$waited\",\"a\":1}')" >/dev/null
+	bg "BEGIN; SELECT tablestore.merge_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"$waited\",\"u\":1}'); SELECT pg_sleep(1);
+	    SELECT tablestore.merge_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"$waited\",\"u\":2}');
+	    INSERT INTO seen SELECT 'last version of $waited', \"timestamp\" FROM tablestore_data.race WHERE row_key = '$waited';
+	    SELECT tablestore.delete_entity('Race', 'p', '$waited'); COMMIT;" writer
+	sleep 0.4
+	ops=$(for k in $keys; do printf '{"op":"insert","entity":{"PartitionKey":"p","RowKey":"%s","again":1}},' "$k"; done)
+	bg "SELECT jsonb_array_length(tablestore.execute_batch('Race', '[${ops%,}]'))" inserter
+	wait
+	out writer >/dev/null
+	check "fast_path=$mode: a batch inserting $keys that waited on $waited succeeded" "$(out inserter)" "$(echo $keys | wc -w)"
+	check "fast_path=$mode: the Timestamp of $waited is later than that of the version it replaces" \
+		"$(q $DB "SELECT r.\"timestamp\" > s.ts FROM tablestore_data.race r, seen s WHERE r.row_key = '$waited' AND s.what = 'last version of $waited'")" "t"
+done
 done
 unset PGOPTIONS
 psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null

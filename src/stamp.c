@@ -112,28 +112,6 @@ wait_for_key_writers(Relation rel, Datum pk, Datum rk, TimestampTz *latest)
 	return found;
 }
 
-/* bsearch over sorted, distinct RowKeys: the index of rk, or -1 */
-static int
-find_row_key(text *const *rks, int n, const text *rk)
-{
-	int			lo = 0,
-				hi = n - 1;
-
-	while (lo <= hi)
-	{
-		int			mid = lo + (hi - lo) / 2;
-		int			c = ts_key_cmp(rks[mid], rk);
-
-		if (c == 0)
-			return mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
-}
-
 /*
  * (stamp.h) One scan of the primary key over [rks[0], rks[n - 1]] in partition pk, with the rules
  * of wait_for_key_writers: wait for a transaction still writing a version of one of the keys, then
@@ -163,6 +141,7 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 	{
 		IndexScanDesc scan = index_beginscan(rel, pk_index, &dirty, 3, 0);
 		TransactionId xwait = InvalidTransactionId;
+		int			next = 0;	/* the scan is in key order: rks[next] is the first not passed */
 
 		for (int k = 0; k < n; k++)
 			out[k] = (KeyHistory) {.known = true};
@@ -171,7 +150,7 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 		{
 			bool		isnull;
 			Datum		d = slot_getattr(slot, Anum_tablestore_row_key, &isnull);
-			int			k = isnull ? -1 : find_row_key(rks, n, DatumGetTextPP(d));
+			int			k;
 			TransactionId x;
 
 			CHECK_FOR_INTERRUPTS();
@@ -180,8 +159,11 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 				done = false;
 				break;
 			}
-			if (k < 0)
-				continue;
+			while (!isnull && next < n && ts_key_cmp(rks[next], DatumGetTextPP(d)) < 0)
+				next++;
+			if (isnull || next == n || ts_key_cmp(rks[next], DatumGetTextPP(d)) != 0)
+				continue;		/* a key the batch does not insert */
+			k = next;
 			x = TransactionIdIsValid(dirty.xmin) ? dirty.xmin : dirty.xmax;
 			if (TransactionIdIsValid(x) && !TransactionIdIsCurrentTransactionId(x))
 			{

@@ -63,17 +63,22 @@ check "fast_path=$mode: and so does a reader" \
 
 # 3. an insert that waits on the transaction that writes the last version of its keys and deletes it
 q $DB "CREATE TABLE seen (what text, ts timestamptz)" >/dev/null
-bg "BEGIN; SELECT tablestore.merge_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"t\",\"u\":1}'); SELECT pg_sleep(1);
-    SELECT tablestore.merge_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"t\",\"u\":2}');
-    INSERT INTO seen SELECT 'last version', \"timestamp\" FROM tablestore_data.race WHERE row_key = 't';
-    SELECT tablestore.delete_entity('Race', 'p', 't'); COMMIT;" writer
-sleep 0.4
+# write_last_version_and_delete KEY: in the background, one transaction merges into the entity,
+# waits a second, merges again, notes that last version's Timestamp in seen and deletes it
+write_last_version_and_delete() {
+	bg "BEGIN; SELECT tablestore.merge_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"$1\",\"u\":1}'); SELECT pg_sleep(1);
+	    SELECT tablestore.merge_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"$1\",\"u\":2}');
+	    INSERT INTO seen SELECT 'last version of $1', \"timestamp\" FROM tablestore_data.race WHERE row_key = '$1';
+	    SELECT tablestore.delete_entity('Race', 'p', '$1'); COMMIT;" writer
+	sleep 0.4
+}
+write_last_version_and_delete t
 bg "SELECT tablestore.insert_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"t\",\"again\":1}') IS NOT NULL" inserter
 wait
 out writer >/dev/null
 check "fast_path=$mode: the insert that waited succeeded" "$(out inserter)" "t"
 check "fast_path=$mode: its Timestamp is later than that of the version it replaces" \
-	"$(q $DB "SELECT r.\"timestamp\" > s.ts FROM tablestore_data.race r, seen s WHERE r.row_key = 't' AND s.what = 'last version'")" "t"
+	"$(q $DB "SELECT r.\"timestamp\" > s.ts FROM tablestore_data.race r, seen s WHERE r.row_key = 't' AND s.what = 'last version of t'")" "t"
 
 # 4. the same through batches: keys s9, t2, u0 (one scan of [s9, u0] learns their history), and
 #    keys a0, t3 (the range holds 200 other entities: each insert looks itself)
@@ -82,11 +87,7 @@ q $DB "SELECT count(tablestore.insert_entity('Race', format('{\"PartitionKey\":\
 for keys in "s9 t2 u0" "a0 t3"; do
 	waited=$(echo $keys | cut -d' ' -f2)
 	q $DB "SELECT tablestore.insert_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"$waited\",\"a\":1}')" >/dev/null
-	bg "BEGIN; SELECT tablestore.merge_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"$waited\",\"u\":1}'); SELECT pg_sleep(1);
-	    SELECT tablestore.merge_entity('Race', '{\"PartitionKey\":\"p\",\"RowKey\":\"$waited\",\"u\":2}');
-	    INSERT INTO seen SELECT 'last version of $waited', \"timestamp\" FROM tablestore_data.race WHERE row_key = '$waited';
-	    SELECT tablestore.delete_entity('Race', 'p', '$waited'); COMMIT;" writer
-	sleep 0.4
+	write_last_version_and_delete "$waited"
 	ops=$(for k in $keys; do printf '{"op":"insert","entity":{"PartitionKey":"p","RowKey":"%s","again":1}},' "$k"; done)
 	bg "SELECT jsonb_array_length(tablestore.execute_batch('Race', '[${ops%,}]'))" inserter
 	wait

@@ -34,6 +34,7 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/timestamp.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
@@ -156,22 +157,34 @@ run_statement(const TsTable *t, BatchOp *op)
 
 /*
  * An insert-only batch on the direct path: what each insert's Timestamp depends on (its key's
- * versions still in the table, stamp.h) learnt in one scan of the partition's key range instead of
- * one lookup per insert; when the range is not worth scanning, each insert looks itself.
+ * versions still in the table, and transactions still writing one, stamp.h) learnt in one scan of
+ * the partition's key range for the n inserts still to run, instead of one lookup per insert.
+ * False, with their histories unknown (each insert then looks itself), when the range is not
+ * worth scanning.
+ *
+ * What is learnt ages: a transaction that starts writing one of the keys after the scan is not
+ * waited for. One insert's own lookup leaves that window open for the microseconds between the
+ * lookup and the insert; the batch learns again when what it knows is older than
+ * KEY_HISTORY_MAX_AGE_US, so that the window stays of that order however long the earlier inserts
+ * took (waiting on another transaction's key, for one).
  */
-static void
+#define KEY_HISTORY_MAX_AGE_US 100
+
+static bool
 learn_key_histories(FastBatch *fb, BatchOp **sorted, int n)
 {
 	text	  **rks = palloc(sizeof(text *) * n);
 	KeyHistory *h = palloc(sizeof(KeyHistory) * n);
+	bool		learnt;
 
 	for (int i = 0; i < n; i++)
 		rks[i] = sorted[i]->rk;
-	if (fast_batch_probe_inserts(fb, sorted[0]->pk, rks, n, h))
-		for (int i = 0; i < n; i++)
-			sorted[i]->history = h[i];
+	learnt = fast_batch_probe_inserts(fb, sorted[0]->pk, rks, n, h);
+	for (int i = 0; i < n; i++)
+		sorted[i]->history = learnt ? h[i] : (KeyHistory) {.known = false};
 	pfree(rks);
 	pfree(h);
+	return learnt;
 }
 
 /* Run one operation on the direct path; an upsert of a row that did not exist takes its statement. */
@@ -409,6 +422,8 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 	{
 		FastBatch  *fb;
 		bool		spi_connected = false;
+		bool		learn;
+		TimestampTz learnt_at = 0;
 
 		if (!inserts_only)
 		{
@@ -421,8 +436,7 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 			ts_spi_begin();
 			spi_connected = true;
 		}
-		else if (inserts_only && n > 1)
-			learn_key_histories(fb, sorted, n);
+		learn = fb != NULL && inserts_only && n > 1;
 		for (int i = 0; i < n; i++)
 		{
 			BatchOp    *op = sorted[i];
@@ -431,6 +445,11 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 			CHECK_FOR_INTERRUPTS();
 			current = op->index;
 			old = MemoryContextSwitchTo(op_cxt);
+			if (learn && GetCurrentTimestamp() - learnt_at > KEY_HISTORY_MAX_AGE_US)
+			{
+				learn = learn_key_histories(fb, sorted + i, n - i);
+				learnt_at = GetCurrentTimestamp();
+			}
 			if (fb)
 				run_direct(&t, fb, op, &spi_connected);
 			else

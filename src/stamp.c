@@ -124,7 +124,6 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 	TupleTableSlot *slot;
 	SnapshotData dirty;
 	ScanKeyData sk[3];
-	int			budget = 2 * n + 32;	/* index entries visited before giving up */
 	bool		done = true;
 
 	if (n < 1)
@@ -142,6 +141,7 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 		IndexScanDesc scan = index_beginscan(rel, pk_index, &dirty, 3, 0);
 		TransactionId xwait = InvalidTransactionId;
 		int			next = 0;	/* the scan is in key order: rks[next] is the first not passed */
+		int			budget = 2 * n + 32;	/* index entries this pass visits before giving up */
 
 		for (int k = 0; k < n; k++)
 			out[k] = (KeyHistory) {.known = true};

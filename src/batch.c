@@ -181,7 +181,7 @@ learn_key_histories(FastBatch *fb, BatchOp **sorted, int n)
 		rks[i] = sorted[i]->rk;
 	learnt = fast_batch_probe_inserts(fb, sorted[0]->pk, rks, n, h);
 	for (int i = 0; i < n; i++)
-		sorted[i]->history = learnt ? h[i] : (KeyHistory) {.known = false};
+		sorted[i]->history = learnt ? h[i] : (KeyHistory) {0};
 	pfree(rks);
 	pfree(h);
 	return learnt;

@@ -53,70 +53,10 @@ stamp_time(const TimestampTz *prev)
 }
 
 /*
- * Before an INSERT is stamped: wait for every transaction still writing a version of its keys (an
- * insert or a delete in progress), then return the latest Timestamp of a version still there (the
- * insert will then fail on the key). Stamping after the wait keeps a re-inserted entity's
- * Timestamp later than its deleted version's, which a reader that syncs on "Timestamp gt ..."
- * relies on; stamped before it, the Timestamp would be taken before the key was free.
- */
-static bool
-wait_for_key_writers(Relation rel, Datum pk, Datum rk, TimestampTz *latest)
-{
-	Oid			pk_index = RelationGetPrimaryKeyIndex(rel);
-	Relation	idx;
-	TupleTableSlot *slot;
-	SnapshotData dirty;
-	ScanKeyData sk[2];
-	bool		found = false;
-
-	if (!OidIsValid(pk_index))
-		return false;
-	idx = index_open(pk_index, AccessShareLock);
-	slot = table_slot_create(rel, NULL);
-	InitDirtySnapshot(dirty);
-	ScanKeyEntryInitialize(&sk[0], 0, 1, BTEqualStrategyNumber, InvalidOid, idx->rd_indcollation[0], F_TEXTEQ, pk);
-	ScanKeyEntryInitialize(&sk[1], 0, 2, BTEqualStrategyNumber, InvalidOid, idx->rd_indcollation[1], F_TEXTEQ, rk);
-	for (;;)
-	{
-		IndexScanDesc scan = index_beginscan(rel, idx, &dirty, 2, 0);
-		TransactionId xwait = InvalidTransactionId;
-
-		index_rescan(scan, sk, 2, NULL, 0);
-		while (index_getnext_slot(scan, ForwardScanDirection, slot))
-		{
-			TransactionId x = TransactionIdIsValid(dirty.xmin) ? dirty.xmin : dirty.xmax;
-
-			if (TransactionIdIsValid(x) && !TransactionIdIsCurrentTransactionId(x))
-			{
-				xwait = x;
-				break;
-			}
-			else
-			{
-				bool		isnull;
-				Datum		ts = slot_getattr(slot, Anum_tablestore_timestamp, &isnull);
-
-				if (!isnull && (!found || DatumGetTimestampTz(ts) > *latest))
-					*latest = DatumGetTimestampTz(ts);
-				found |= !isnull;
-			}
-		}
-		index_endscan(scan);
-		if (!TransactionIdIsValid(xwait))
-			break;
-		XactLockTableWait(xwait, rel, &slot->tts_tid, XLTW_InsertIndex);
-		found = false;
-	}
-	ExecDropSingleTupleTableSlot(slot);
-	index_close(idx, AccessShareLock);
-	return found;
-}
-
-/*
- * (stamp.h) One scan of the primary key over [rks[0], rks[n - 1]] in partition pk, with the rules
- * of wait_for_key_writers: wait for a transaction still writing a version of one of the keys, then
- * scan again; remember each key's latest Timestamp. The range may hold other keys; past a few more
- * entries than keys it is not worth it, and the caller's rows look for themselves.
+ * (stamp.h) One scan of the primary key over [rks[0], rks[n - 1]] in partition pk with a dirty
+ * snapshot: wait for a transaction still writing a version of one of the keys (why:
+ * wait_for_key_writers), then scan again; remember each key's latest Timestamp. The range may hold other keys; past a few more
+ * of them than keys it is not worth it, and the caller's rows look for themselves.
  */
 bool
 stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, int n, KeyHistory *out)
@@ -141,7 +81,7 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 		IndexScanDesc scan = index_beginscan(rel, pk_index, &dirty, 3, 0);
 		TransactionId xwait = InvalidTransactionId;
 		int			next = 0;	/* the scan is in key order: rks[next] is the first not passed */
-		int			budget = 2 * n + 32;	/* index entries this pass visits before giving up */
+		int			budget = n + 32;	/* other keys' entries this pass visits before giving up */
 
 		for (int k = 0; k < n; k++)
 			out[k] = (KeyHistory) {.known = true};
@@ -154,15 +94,18 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 			TransactionId x;
 
 			CHECK_FOR_INTERRUPTS();
-			if (--budget < 0)
-			{
-				done = false;
-				break;
-			}
 			while (!isnull && next < n && ts_key_cmp(rks[next], DatumGetTextPP(d)) < 0)
 				next++;
 			if (isnull || next == n || ts_key_cmp(rks[next], DatumGetTextPP(d)) != 0)
-				continue;		/* a key the batch does not insert */
+			{
+				/* a key the caller does not insert */
+				if (--budget < 0)
+				{
+					done = false;
+					break;
+				}
+				continue;
+			}
 			k = next;
 			x = TransactionIdIsValid(dirty.xmin) ? dirty.xmin : dirty.xmax;
 			if (TransactionIdIsValid(x) && !TransactionIdIsCurrentTransactionId(x))
@@ -185,6 +128,31 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 		for (int k = 0; k < n; k++)
 			out[k].known = false;
 	return done;
+}
+
+/*
+ * Before an INSERT is stamped: wait for every transaction still writing a version of its keys (an
+ * insert or a delete in progress), then return the latest Timestamp of a version still there (the
+ * insert will then fail on the key). Stamping after the wait keeps a re-inserted entity's
+ * Timestamp later than its deleted version's, which a reader that syncs on "Timestamp gt ..."
+ * relies on; stamped before it, the Timestamp would be taken before the key was free. The scan of
+ * stamp_probe_keys over one key: its range holds no other key, so it is never given up.
+ */
+static bool
+wait_for_key_writers(Relation rel, Datum pk, Datum rk, TimestampTz *latest)
+{
+	Oid			pk_index = RelationGetPrimaryKeyIndex(rel);
+	Relation	idx;
+	text	   *key = DatumGetTextPP(rk);
+	KeyHistory	h;
+
+	if (!OidIsValid(pk_index))
+		return false;
+	idx = index_open(pk_index, AccessShareLock);
+	(void) stamp_probe_keys(rel, idx, DatumGetTextPP(pk), &key, 1, &h);
+	index_close(idx, AccessShareLock);
+	*latest = h.latest;
+	return h.found;
 }
 
 void

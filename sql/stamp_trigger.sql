@@ -86,4 +86,23 @@ CREATE TRIGGER stamp BEFORE INSERT ON not_a_table FOR EACH ROW EXECUTE FUNCTION 
 SELECT pg_temp.try('INSERT INTO not_a_table VALUES (1)');
 DROP TABLE not_a_table;
 
+-- A user's AFTER row trigger on a store table fires for every write, on the direct path and in
+-- batches, and the write leaves no relation open (a "relcache reference leak" warning would show)
+SELECT create_table('Watched') IS NOT NULL AS created;
+CREATE TABLE watched_log (op text, row_key text);
+CREATE FUNCTION pg_temp.watch() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO watched_log VALUES (TG_OP, CASE WHEN TG_OP = 'DELETE' THEN OLD.row_key ELSE NEW.row_key END);
+	RETURN NULL;
+END $$;
+CREATE TRIGGER watch AFTER INSERT OR UPDATE OR DELETE ON tablestore_data.watched FOR EACH ROW EXECUTE FUNCTION pg_temp.watch();
+SELECT insert_entity('Watched', '{"PartitionKey":"p","RowKey":"1"}') IS NOT NULL AS inserted;
+SELECT merge_entity('Watched', '{"PartitionKey":"p","RowKey":"1","A":1}') IS NOT NULL AS merged;
+SELECT delete_entity('Watched', 'p', '1');
+SELECT jsonb_array_length(tablestore.execute_batch('Watched', '[{"op":"insert","entity":{"PartitionKey":"p","RowKey":"2"}},
+	{"op":"upsert_merge","entity":{"PartitionKey":"p","RowKey":"3"}}]')) AS batch_results;
+SELECT op, row_key FROM watched_log ORDER BY row_key, op;
+DROP TABLE watched_log;
+SELECT drop_table('Watched');
+
 SELECT drop_table('Stamped');

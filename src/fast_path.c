@@ -285,6 +285,8 @@ begin_write(WriteState *ws, const TsTable *t, AclMode needed, CmdType cmd, bool 
 	ws->self_stamp = stamp_trigger_only(ws->rel);
 	if (ws->self_stamp)
 		ws->rri->ri_TrigDesc = NULL;
+	/* the AFTER triggers' queue finds the table here rather than opening it again unclosed */
+	ws->estate->es_opened_result_relations = list_make1(ws->rri);
 	CheckValidResultRel(ws->rri, cmd);
 	ExecOpenIndices(ws->rri, false);
 	AfterTriggerBeginQuery();
@@ -295,7 +297,7 @@ static void
 end_write(WriteState *ws)
 {
 	AfterTriggerEndQuery(ws->estate);
-	ExecCloseIndices(ws->rri);
+	ExecCloseResultRelations(ws->estate);
 	ExecResetTupleTable(ws->estate->es_tupleTable, false);
 	FreeExecutorState(ws->estate);
 	if (ws->idx)

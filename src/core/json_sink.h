@@ -1,6 +1,6 @@
 /*
  * json_sink.h - where rendered JSON goes: a stream of begin/end/key/value events, written as
- * JSON text (json_text_sink, here) or built into jsonb (page_jsonb.c in the backend), so that one
+ * JSON text (json_text_sink, here) or written as jsonb (jsonb_sink.c in the backend), so that one
  * renderer (row_json.c) serves both. Backend-free.
  */
 #ifndef JSON_SINK_H

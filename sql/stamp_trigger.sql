@@ -102,7 +102,22 @@ SELECT delete_entity('Watched', 'p', '1');
 SELECT jsonb_array_length(tablestore.execute_batch('Watched', '[{"op":"insert","entity":{"PartitionKey":"p","RowKey":"2"}},
 	{"op":"upsert_merge","entity":{"PartitionKey":"p","RowKey":"3"}}]')) AS batch_results;
 SELECT op, row_key FROM watched_log ORDER BY row_key, op;
+-- a foreign key (its checks are AFTER row triggers reading the row's slot) and a trigger with a
+-- WHEN clause on the old row: a batch updating rows, then inserting one, fires them all
+CREATE TABLE watched_parent (pk text PRIMARY KEY);
+INSERT INTO watched_parent VALUES ('p');
+ALTER TABLE tablestore_data.watched ADD CONSTRAINT watched_fk FOREIGN KEY (partition_key) REFERENCES watched_parent;
+CREATE TRIGGER watch_changed AFTER UPDATE ON tablestore_data.watched FOR EACH ROW
+	WHEN (OLD.properties IS DISTINCT FROM NEW.properties) EXECUTE FUNCTION pg_temp.watch();
+SELECT jsonb_array_length(tablestore.execute_batch('Watched', '[{"op":"merge","entity":{"PartitionKey":"p","RowKey":"2","A":1}},
+	{"op":"merge","entity":{"PartitionKey":"p","RowKey":"3","A":2}},
+	{"op":"insert","entity":{"PartitionKey":"p","RowKey":"4"}},
+	{"op":"insert","entity":{"PartitionKey":"p","RowKey":"5","B":3}}]')) AS batch_results;
+SELECT op, row_key, count(*) FROM watched_log GROUP BY 1, 2 ORDER BY row_key, op;
+-- and the foreign key holds, in a batch as in SQL
+SELECT pg_temp.try($$SELECT tablestore.execute_batch('Watched', '[{"op":"insert","entity":{"PartitionKey":"q","RowKey":"1"}}]')$$);
 DROP TABLE watched_log;
 SELECT drop_table('Watched');
+DROP TABLE watched_parent;
 
 SELECT drop_table('Stamped');

@@ -501,12 +501,22 @@ fast_batch_begin(const TsTable *t, AclMode needed)
 	return b;
 }
 
-/* After each operation: drop its slots (and their buffer pins) and per-tuple memory. */
+/*
+ * After each operation: drop its slots (and their buffer pins) and per-tuple memory. The slots
+ * the trigger machinery keeps in the ResultRelInfo are among them: forgotten too, so that the
+ * next operation and the AFTER triggers at the batch's end make new ones (a dropped slot has no
+ * tuple descriptor: a foreign key's check or a WHEN clause reading it would crash).
+ */
 static void
 batch_op_done(FastBatch *b)
 {
+	ResultRelInfo *rri = b->ws.rri;
+
 	ExecResetTupleTable(b->ws.estate->es_tupleTable, false);
 	b->ws.estate->es_tupleTable = NIL;
+	rri->ri_TrigOldSlot = NULL;
+	rri->ri_TrigNewSlot = NULL;
+	rri->ri_ReturningSlot = NULL;
 	ResetPerTupleExprContext(b->ws.estate);
 }
 

@@ -121,16 +121,22 @@ sort_members(JbFrame *f)
 	f->n = kept;
 }
 
+static void
+too_large(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("total size of jsonb container elements exceeds the maximum of %d bytes", JENTRY_OFFLENMASK),
+			 errhint("Read the page as json (query_page_json), or lower tablestore.page_byte_budget.")));
+}
+
 /* One JEntry, its length added to the running total (an offset replaces it every stride). */
 static void
 put_jentry(StringInfo dst, int jentry_pos, int index, uint32 meta, uint32 *total)
 {
 	*total += meta & JENTRY_OFFLENMASK;
 	if (*total > JENTRY_OFFLENMASK)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("total size of jsonb container elements exceeds the maximum of %d bytes",
-						JENTRY_OFFLENMASK)));
+		too_large();
 	if (index % JB_OFFSET_STRIDE == 0)
 		meta = (meta & JENTRY_TYPEMASK) | *total | JENTRY_HAS_OFF;
 	memcpy(dst->data + jentry_pos + index * sizeof(JEntry), &meta, sizeof(JEntry));
@@ -179,6 +185,9 @@ write_container(JbFrame *f, StringInfo dst)
 		appendBinaryStringInfo(dst, f->vals.data + m->val_off, m->val_len);
 		put_jentry(dst, jentry_pos, index++, m->type | (uint32) (pad + m->val_len), &total);
 	}
+	/* the whole container, header and entries too, is its parent's entry's length */
+	if (dst->len - start > JENTRY_OFFLENMASK)
+		too_large();
 	resetStringInfo(&f->keys);
 	resetStringInfo(&f->vals);
 	f->n = 0;

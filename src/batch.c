@@ -131,7 +131,10 @@ raise_nothing_written(BatchOp *op)
 	ts_raise_write_cancelled(ts_operation_prefix(prefix, op->index));
 }
 
-/* Run one operation through its kind's prepared statement; its result goes to op->result. */
+/*
+ * Run one operation through its kind's prepared statement; its result goes to op->result. The
+ * statement runs to its end, so that its AFTER STATEMENT triggers fire (as run_write's do).
+ */
 static void
 run_statement(const TsTable *t, BatchOp *op)
 {
@@ -143,7 +146,7 @@ run_statement(const TsTable *t, BatchOp *op)
 	Datum		args[3] = {PointerGetDatum(op->pk), PointerGetDatum(op->rk), EntityPGetDatum(op->props)};
 	bool		isnull;
 
-	if (SPI_execute_plan(ts_plan_get(t, kinds[op->kind]), args, NULL, false, 1) < 0)
+	if (SPI_execute_plan(ts_plan_get(t, kinds[op->kind]), args, NULL, false, 0) < 0)
 		elog(ERROR, "tablestore: a batch operation failed");
 	if (SPI_processed == 0)
 		raise_nothing_written(op);
@@ -187,7 +190,12 @@ learn_key_histories(FastBatch *fb, BatchOp **sorted, int n)
 	return learnt;
 }
 
-/* Run one operation on the direct path; an upsert of a row that did not exist takes its statement. */
+/*
+ * Run one operation on the direct path. An upsert takes its statement when its row did not exist
+ * (it may race with a concurrent insert of the same key: ON CONFLICT decides), and whenever the
+ * table has triggers of its own: INSERT ... ON CONFLICT fires the BEFORE INSERT triggers even
+ * when it updates.
+ */
 static void
 run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 {
@@ -205,9 +213,8 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
 			break;
 		case OP_UPSERT_REPLACE:
 		case OP_UPSERT_MERGE:
-			if (!op->exists)
+			if (!op->exists || !fast_batch_self_stamps(fb))
 			{
-				/* may race with a concurrent insert of the same key: ON CONFLICT decides */
 				if (!*spi_connected)
 				{
 					ts_spi_begin();

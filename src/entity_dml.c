@@ -18,7 +18,9 @@
 #include "select_list.h"
 #include "table_layout.h"
 #include "ts_support.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/rls.h"
 #include "utils/timestamp.h"
 #include "remote_call.h"
 
@@ -44,13 +46,14 @@ entity_dml_split(Entity *e, EntityArg *out)
 
 /*
  * Run a write statement; returns false when it touched no row, else the (etag, timestamp) it
- * returned, copied out of SPI.
+ * returned, copied out of SPI. The statement runs to its end (no row count limit): a
+ * ModifyTable stopped after its first RETURNING row never fires the AFTER STATEMENT triggers.
  */
 static bool
 run_write(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, WriteStamp *out)
 {
 	SPIPlanPtr	plan = ts_plan_get(t, kind);
-	int			rc = SPI_execute_plan(plan, args, NULL, false, 1);
+	int			rc = SPI_execute_plan(plan, args, NULL, false, 0);
 	bool		isnull;
 	Datum		d;
 
@@ -114,6 +117,7 @@ rerun_or_raise(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, text *
 			   IfMatch im, text *if_match, CmdType cmd)
 {
 	WriteStamp	w;
+	text	   *seen = NULL;
 
 	for (int attempt = 0;; attempt++)
 	{
@@ -125,6 +129,18 @@ rerun_or_raise(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, text *
 			raise_condition_failed(pk, rk);
 		if (stamp_user_row_trigger(t->relid, cmd))
 			ts_raise_write_cancelled(NULL);
+
+		/*
+		 * The same version readable before and after a write that touched nothing did not change
+		 * meanwhile: a row-level security policy of the command hides it from this role (one that
+		 * lets the role read the entity but not update or delete it). Retrying cannot help.
+		 */
+		if (seen != NULL && ts_key_cmp(etag, seen) == 0 &&
+			check_enable_rls(t->relid, InvalidOid, true) == RLS_ENABLED)
+			ts_raisef(TSE_KEY_SCOPE, "row-level security does not let role %s %s the entity %s",
+					  GetUserNameFromId(GetUserId(), false), cmd == CMD_DELETE ? "delete" : "update",
+					  ts_keys_excerpt(pk, rk));
+		seen = etag;
 		if (attempt == LOST_RACE_RETRIES)
 			ereport(ERROR,
 					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),

@@ -277,6 +277,8 @@ begin_write(WriteState *ws, const TsTable *t, AclMode needed, CmdType cmd, bool 
 	rte->relid = t->relid;
 	rte->relkind = RELKIND_RELATION;
 	rte->rellockmode = RowExclusiveLock;
+	/* an update sets properties, as the SQL path's UPDATE does (for UPDATE OF triggers) */
+	rte->updatedCols = bms_make_singleton(Anum_tablestore_properties - FirstLowInvalidHeapAttributeNumber);
 	ExecInitRangeTable(ws->estate, list_make1(rte));
 	ws->estate->es_output_cid = GetCurrentCommandId(true);
 	ws->estate->es_snapshot = GetActiveSnapshot();
@@ -484,15 +486,22 @@ FastBatch *
 fast_batch_begin(const TsTable *t, AclMode needed)
 {
 	FastBatch  *b = palloc0(sizeof(FastBatch));
-	/* an insert-only batch is checked as inserts (e.g. a table without a replica identity) */
-	CmdType		cmd = (needed & ~ACL_INSERT) != 0 ? CMD_UPDATE : CMD_INSERT;
+
+	/*
+	 * Checked as the commands the batch holds (a table without a replica identity takes inserts; a
+	 * publication of updates only, with a row filter, takes inserts and deletes)
+	 */
+	CmdType		cmd = (needed & ACL_UPDATE) ? CMD_UPDATE : (needed & ACL_DELETE) ? CMD_DELETE : CMD_INSERT;
 
 	if (!begin_write(&b->ws, t, needed | ACL_SELECT, cmd, true))
 	{
 		pfree(b);
 		return NULL;
 	}
-	if (!triggers_ok(b->ws.rel, CMD_INSERT) || !triggers_ok(b->ws.rel, CMD_DELETE))
+	if ((needed & ACL_UPDATE) && (needed & ACL_DELETE))
+		CheckValidResultRel(b->ws.rri, CMD_DELETE);
+	if (!triggers_ok(b->ws.rel, CMD_INSERT) || !triggers_ok(b->ws.rel, CMD_UPDATE) ||
+		!triggers_ok(b->ws.rel, CMD_DELETE))
 	{
 		end_write(&b->ws);
 		pfree(b);
@@ -512,12 +521,28 @@ batch_op_done(FastBatch *b)
 {
 	ResultRelInfo *rri = b->ws.rri;
 
+	/*
+	 * Each operation's AFTER row triggers (a foreign key's checks among them) fire at its end, as
+	 * at the end of the operation's statement on the SQL path: an error they raise is the
+	 * operation's.
+	 */
+	if (rri->ri_TrigDesc != NULL)
+	{
+		AfterTriggerEndQuery(b->ws.estate);
+		AfterTriggerBeginQuery();
+	}
 	ExecResetTupleTable(b->ws.estate->es_tupleTable, false);
 	b->ws.estate->es_tupleTable = NIL;
 	rri->ri_TrigOldSlot = NULL;
 	rri->ri_TrigNewSlot = NULL;
 	rri->ri_ReturningSlot = NULL;
 	ResetPerTupleExprContext(b->ws.estate);
+}
+
+bool
+fast_batch_self_stamps(FastBatch *b)
+{
+	return b->ws.self_stamp;
 }
 
 bool

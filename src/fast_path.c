@@ -511,10 +511,10 @@ fast_batch_begin(const TsTable *t, AclMode needed)
 }
 
 /*
- * After each operation: drop its slots (and their buffer pins) and per-tuple memory. The slots
- * the trigger machinery keeps in the ResultRelInfo are among them: forgotten too, so that the
- * next operation and the AFTER triggers at the batch's end make new ones (a dropped slot has no
- * tuple descriptor: a foreign key's check or a WHEN clause reading it would crash).
+ * After each operation: fire its AFTER row triggers, then drop its slots (and their buffer pins)
+ * and per-tuple memory. The slots the trigger machinery keeps in the ResultRelInfo are among them:
+ * forgotten too, so that the next operation makes new ones (a dropped slot has no tuple
+ * descriptor: a foreign key's check or a WHEN clause reading it would crash).
  */
 static void
 batch_op_done(FastBatch *b)

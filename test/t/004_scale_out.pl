@@ -69,6 +69,7 @@ my %by_design = (
 	query_plans => 'shows plans: the coordinator scans foreign partitions where one node scans its index',
 	stamp_trigger => 'alters and inspects the stamp trigger, which is on the nodes\' tables, not the coordinator\'s',
 	tables => 'inspects the relation (relkind, primary key, trigger), a partitioned table on the coordinator',
+	user_objects => 'adds triggers, foreign keys, a publication and policies to the table: the coordinator\'s partitioned table gets them, the writes run on the nodes\' tables',
 );
 # the scenarios whose outcome differs by design, with the reason (also in doc/scale-out.md)
 my %scenario_by_design = (

@@ -8,7 +8,7 @@ SET search_path = tablestore, public;
 \set ECHO all
 
 SELECT create_table('Owned') IS NOT NULL AS created;
-CREATE TABLE owned_log (ev text);
+CREATE TABLE public.owned_log (ev text);
 CREATE FUNCTION pg_temp.log_event() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	INSERT INTO owned_log VALUES (TG_NAME || ' ' || TG_OP);
@@ -66,6 +66,31 @@ RESET tablestore.fast_path;
 SELECT count(*) AS entities, count(*) FILTER (WHERE prop_int32(properties, 'h') IS NOT NULL) AS merged FROM tablestore_data.owned;
 DROP TABLE owned_child;
 
+-- trigger functions that keep state between calls (SECURITY DEFINER, SET) fire in every
+-- operation of a batch; a trigger that changes the entity of a later operation is seen by it
+CREATE FUNCTION pg_temp.definer() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN INSERT INTO owned_log VALUES ('definer ' || TG_WHEN); RETURN NEW; END $$;
+CREATE FUNCTION pg_temp.with_setting() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+BEGIN INSERT INTO public.owned_log VALUES ('with_setting ' || TG_WHEN); RETURN NEW; END $$;
+CREATE TRIGGER definer_after AFTER INSERT ON tablestore_data.owned FOR EACH ROW EXECUTE FUNCTION pg_temp.definer();
+CREATE TRIGGER with_setting_before BEFORE INSERT ON tablestore_data.owned FOR EACH ROW EXECUTE FUNCTION pg_temp.with_setting();
+SELECT jsonb_array_length(execute_batch('Owned', '[{"op":"insert","entity":{"PartitionKey":"s","RowKey":"1"}},
+	{"op":"insert","entity":{"PartitionKey":"s","RowKey":"2"}},{"op":"insert","entity":{"PartitionKey":"s","RowKey":"3"}}]')) AS batch;
+SELECT pg_temp.events() AS fired_three_times_each;
+DROP TRIGGER definer_after ON tablestore_data.owned;
+DROP TRIGGER with_setting_before ON tablestore_data.owned;
+CREATE FUNCTION pg_temp.touch_next() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	UPDATE tablestore_data.owned SET properties = properties WHERE partition_key = 's' AND row_key = '2';
+	RETURN NULL;
+END $$;
+CREATE TRIGGER touch_next AFTER UPDATE ON tablestore_data.owned FOR EACH ROW
+	WHEN (NEW.partition_key = 's' AND NEW.row_key = '1') EXECUTE FUNCTION pg_temp.touch_next();
+SELECT jsonb_array_length(execute_batch('Owned', '[{"op":"merge","entity":{"PartitionKey":"s","RowKey":"1","x":1}},
+	{"op":"merge","entity":{"PartitionKey":"s","RowKey":"2","x":2}}]')) AS batch;
+SELECT row_key, prop_int32(properties, 'x') AS x FROM tablestore_data.owned WHERE partition_key = 's' ORDER BY 1;
+DROP TRIGGER touch_next ON tablestore_data.owned;
+
 -- a publication of updates only, filtered on a column outside the replica identity: inserts and
 -- deletes need no replica identity, in a batch as in SQL
 SET client_min_messages = error;
@@ -97,6 +122,9 @@ SELECT pg_temp.try($$SELECT merge_entity('Owned', '{"PartitionKey":"p","RowKey":
 SELECT pg_temp.try($$SELECT update_entity('Owned', '{"PartitionKey":"p","RowKey":"1"}')$$) AS update;
 SELECT pg_temp.try($$SELECT delete_entity('Owned', 'p', '1')$$) AS delete;
 SELECT pg_temp.try($$SELECT merge_entity('Owned', '{"PartitionKey":"p","RowKey":"404"}')$$) AS absent;
+SELECT pg_temp.try($$SELECT execute_batch('Owned', '[{"op":"merge","entity":{"PartitionKey":"p","RowKey":"1","j":10}}]')$$) AS batch_merge;
+SELECT pg_temp.try($$SELECT execute_batch('Owned', '[{"op":"delete","entity":{"PartitionKey":"p","RowKey":"1"}}]')$$) AS batch_delete;
+SELECT pg_temp.try($$SELECT execute_batch('Owned', '[{"op":"delete","entity":{"PartitionKey":"p","RowKey":"404"}}]')$$) AS batch_absent;
 RESET ROLE;
 SELECT count(*) AS entities, count(*) FILTER (WHERE prop_int32(properties, 'j') IS NOT NULL) AS merged FROM tablestore_data.owned;
 

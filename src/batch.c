@@ -25,6 +25,7 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "entity.h"
+#include "entity_dml.h"
 #include "fast_path.h"
 #include "key_scope.h"
 #include "entity_sql.h"
@@ -88,9 +89,33 @@ lock_existing(const TsTable *t, BatchOp **sorted, int n, MemoryContext keep)
 	ts_spi_end();
 }
 
+/*
+ * An update, merge or delete whose row the lock step did not find: an AuthorizationFailure when
+ * row-level security lets the role read the row but not change it (the lock takes the UPDATE
+ * policies), else ResourceNotFound.
+ */
+static void
+raise_absent(const TsTable *t, BatchOp *op)
+{
+	char		prefix[TS_OPERATION_PREFIX_BUF];
+	Datum		rk = PointerGetDatum(op->rk);
+	Datum		args[2] = {PointerGetDatum(op->pk),
+	PointerGetDatum(construct_array(&rk, 1, TEXTOID, -1, false, TYPALIGN_INT))};
+
+	ts_spi_begin();
+	/* (found by the lock now: written meanwhile, not hidden; the batch reports what it saw) */
+	if (SPI_execute_plan(ts_plan_get(t, PLAN_LOCK_KEYS), args, NULL, false, 0) < 0)
+		elog(ERROR, "tablestore: locking the batch's entities failed");
+	if (SPI_processed == 0)
+		entity_dml_check_hidden_by_rls(t, op->pk, op->rk, op->kind == OP_DELETE ? "lock" : "update",
+									   ts_operation_prefix(prefix, op->index));
+	ts_spi_end();
+	batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", ts_keys_excerpt(op->pk, op->rk));
+}
+
 /* Step 3: the conditions, in request order. */
 static void
-check_conditions(BatchOp *ops, int n)
+check_conditions(const TsTable *t, BatchOp *ops, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
@@ -106,7 +131,7 @@ check_conditions(BatchOp *ops, int n)
 			case OP_MERGE:
 			case OP_DELETE:
 				if (!op->exists)
-					batch_op_error(i, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", ts_keys_excerpt(op->pk, op->rk));
+					raise_absent(t, op);
 				if (op->if_match && ts_key_cmp(op->if_match, op->current_etag) != 0)
 					batch_op_error(i, TSE_CONDITION_FAILED, "the entity %s has changed: its ETag is not the If-Match value",
 							 ts_keys_excerpt(op->pk, op->rk));
@@ -435,7 +460,7 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 		if (!inserts_only)
 		{
 			lock_existing(&t, sorted, n, outer);	/* step 2 */
-			check_conditions(ops, n);	/* step 3 */
+			check_conditions(&t, ops, n);	/* step 3 */
 		}
 		fb = fast_batch_begin(&t, needed);	/* step 4 */
 		if (fb == NULL)

@@ -102,6 +102,22 @@ current_etag(const TsTable *t, text *pk, text *rk)
 	return isnull ? NULL : (text *) DatumGetPointer(SPI_datumTransfer(d, false, -1));
 }
 
+void
+entity_dml_check_hidden_by_rls(const TsTable *t, text *pk, text *rk, const char *verb, const char *prefix)
+{
+	TsError		err = {0};
+
+	if (check_enable_rls(t->relid, InvalidOid, true) != RLS_ENABLED || current_etag(t, pk, rk) == NULL)
+		return;
+	ts_fail(&err, TSE_KEY_SCOPE, "row-level security does not let role %s %s the entity %s",
+			GetUserNameFromId(GetUserId(), false), verb, ts_keys_excerpt(pk, rk));
+	if (strcmp(verb, "lock") == 0)
+		ts_fail_detail(&err, "A batch locks the entities it deletes, which takes an UPDATE policy (the d permission of grant_scoped_access makes one).");
+	if (prefix != NULL)
+		ts_raise_prefixed(&err, prefix);
+	ts_raise(&err);
+}
+
 /* How often a conditional statement is run again after losing a race (see below). */
 #define LOST_RACE_RETRIES 3
 
@@ -135,11 +151,8 @@ rerun_or_raise(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, text *
 		 * meanwhile: a row-level security policy of the command hides it from this role (one that
 		 * lets the role read the entity but not update or delete it). Retrying cannot help.
 		 */
-		if (seen != NULL && ts_key_cmp(etag, seen) == 0 &&
-			check_enable_rls(t->relid, InvalidOid, true) == RLS_ENABLED)
-			ts_raisef(TSE_KEY_SCOPE, "row-level security does not let role %s %s the entity %s",
-					  GetUserNameFromId(GetUserId(), false), cmd == CMD_DELETE ? "delete" : "update",
-					  ts_keys_excerpt(pk, rk));
+		if (seen != NULL && ts_key_cmp(etag, seen) == 0)
+			entity_dml_check_hidden_by_rls(t, pk, rk, cmd == CMD_DELETE ? "delete" : "update", NULL);
 		seen = etag;
 		if (attempt == LOST_RACE_RETRIES)
 			ereport(ERROR,

@@ -39,6 +39,12 @@ extern void entity_dml_delete(const TsTable *t, text *pk, text *rk, text *if_mat
 extern void entity_dml_delete_args(FunctionCallInfo fcinfo, TsTable *t);
 
 /* The row's five columns (in the current memory context); ResourceNotFound when missing. */
+/*
+ * Row-level security lets this role read the entity but hides it from the write that found
+ * nothing (verb: "update", "delete", or "lock" for a batch's lock): an AuthorizationFailure
+ * (TSA01), raised here with prefix (an operation's, or NULL) when so. Call inside an SPI session.
+ */
+extern void entity_dml_check_hidden_by_rls(const TsTable *t, text *pk, text *rk, const char *verb, const char *prefix);
 extern void entity_dml_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls);
 
 #endif							/* ENTITY_DML_H */

@@ -53,21 +53,28 @@ op_key_cmp(const void *a, const void *b)
 	return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
+/* The lock statement over the sorted row keys rks of partition pk: its rows in SPI_tuptable. */
+static void
+run_lock_statement(const TsTable *t, text *pk, Datum *rks, int n)
+{
+	Datum		args[2] = {PointerGetDatum(pk),
+	PointerGetDatum(construct_array(rks, n, TEXTOID, -1, false, TYPALIGN_INT))};
+
+	if (SPI_execute_plan(ts_plan_get(t, PLAN_LOCK_KEYS), args, NULL, false, 0) < 0)
+		elog(ERROR, "tablestore: locking the batch's entities failed");
+}
+
 /* Step 2: lock the rows that exist, in key order, and learn their ETags. */
 static void
 lock_existing(const TsTable *t, BatchOp **sorted, int n, MemoryContext keep)
 {
 	Datum	   *rks = palloc(sizeof(Datum) * n);
-	Datum		args[2];
 	int			k = 0;
 
 	for (int i = 0; i < n; i++)
 		rks[i] = PointerGetDatum(sorted[i]->rk);
-	args[0] = PointerGetDatum(sorted[0]->pk);
-	args[1] = PointerGetDatum(construct_array(rks, n, TEXTOID, -1, false, TYPALIGN_INT));
 	ts_spi_begin();
-	if (SPI_execute_plan(ts_plan_get(t, PLAN_LOCK_KEYS), args, NULL, false, 0) < 0)
-		elog(ERROR, "tablestore: locking the batch's entities failed");
+	run_lock_statement(t, sorted[0]->pk, rks, n);
 	/* both lists are in key order: walk them together */
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
@@ -99,16 +106,15 @@ raise_absent(const TsTable *t, BatchOp *op)
 {
 	char		prefix[TS_OPERATION_PREFIX_BUF];
 	Datum		rk = PointerGetDatum(op->rk);
-	Datum		args[2] = {PointerGetDatum(op->pk),
-	PointerGetDatum(construct_array(&rk, 1, TEXTOID, -1, false, TYPALIGN_INT))};
 
 	ts_spi_begin();
 	/* (found by the lock now: written meanwhile, not hidden; the batch reports what it saw) */
-	if (SPI_execute_plan(ts_plan_get(t, PLAN_LOCK_KEYS), args, NULL, false, 0) < 0)
-		elog(ERROR, "tablestore: locking the batch's entities failed");
-	if (SPI_processed == 0)
-		entity_dml_check_hidden_by_rls(t, op->pk, op->rk, op->kind == OP_DELETE ? "lock" : "update",
-									   ts_operation_prefix(prefix, op->index));
+	run_lock_statement(t, op->pk, &rk, 1);
+	if (SPI_processed == 0 && entity_dml_current_etag(t, op->pk, op->rk) != NULL)
+		entity_dml_raise_if_rls(t, op->pk, op->rk, op->kind == OP_DELETE ? "lock" : "update",
+								op->kind == OP_DELETE ? "A batch locks the entities it deletes, which takes an UPDATE "
+								"policy (the d permission of grant_scoped_access makes one)." : NULL,
+								ts_operation_prefix(prefix, op->index));
 	ts_spi_end();
 	batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", ts_keys_excerpt(op->pk, op->rk));
 }

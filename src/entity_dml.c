@@ -87,8 +87,8 @@ raise_condition_failed(text *pk, text *rk)
  * snapshot (read_only false), so that a write committed since the statement began is seen, as the
  * UPDATE that found nothing saw it.
  */
-static text *
-current_etag(const TsTable *t, text *pk, text *rk)
+text *
+entity_dml_current_etag(const TsTable *t, text *pk, text *rk)
 {
 	Datum		args[2] = {PointerGetDatum(pk), PointerGetDatum(rk)};
 	bool		isnull;
@@ -103,16 +103,17 @@ current_etag(const TsTable *t, text *pk, text *rk)
 }
 
 void
-entity_dml_check_hidden_by_rls(const TsTable *t, text *pk, text *rk, const char *verb, const char *prefix)
+entity_dml_raise_if_rls(const TsTable *t, text *pk, text *rk, const char *verb, const char *detail,
+						const char *prefix)
 {
 	TsError		err = {0};
 
-	if (check_enable_rls(t->relid, InvalidOid, true) != RLS_ENABLED || current_etag(t, pk, rk) == NULL)
+	if (check_enable_rls(t->relid, InvalidOid, true) != RLS_ENABLED)
 		return;
 	ts_fail(&err, TSE_KEY_SCOPE, "row-level security does not let role %s %s the entity %s",
 			GetUserNameFromId(GetUserId(), false), verb, ts_keys_excerpt(pk, rk));
-	if (strcmp(verb, "lock") == 0)
-		ts_fail_detail(&err, "A batch locks the entities it deletes, which takes an UPDATE policy (the d permission of grant_scoped_access makes one).");
+	if (detail != NULL)
+		ts_fail_detail(&err, "%s", detail);
 	if (prefix != NULL)
 		ts_raise_prefixed(&err, prefix);
 	ts_raise(&err);
@@ -137,7 +138,7 @@ rerun_or_raise(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, text *
 
 	for (int attempt = 0;; attempt++)
 	{
-		text	   *etag = current_etag(t, pk, rk);
+		text	   *etag = entity_dml_current_etag(t, pk, rk);
 
 		if (etag == NULL)
 			raise_not_found(pk, rk);
@@ -152,7 +153,7 @@ rerun_or_raise(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, text *
 		 * lets the role read the entity but not update or delete it). Retrying cannot help.
 		 */
 		if (seen != NULL && ts_key_cmp(etag, seen) == 0)
-			entity_dml_check_hidden_by_rls(t, pk, rk, cmd == CMD_DELETE ? "delete" : "update", NULL);
+			entity_dml_raise_if_rls(t, pk, rk, cmd == CMD_DELETE ? "delete" : "update", NULL, NULL);
 		seen = etag;
 		if (attempt == LOST_RACE_RETRIES)
 			ereport(ERROR,

@@ -38,13 +38,18 @@ extern void entity_dml_delete(const TsTable *t, text *pk, text *rk, text *if_mat
 /* delete_entity's arguments (tbl, partition_key, row_key, if_match) checked, the table resolved. */
 extern void entity_dml_delete_args(FunctionCallInfo fcinfo, TsTable *t);
 
-/* The row's five columns (in the current memory context); ResourceNotFound when missing. */
+/* The entity's current ETag (a new snapshot), or NULL when it is not there; inside SPI. */
+extern text *entity_dml_current_etag(const TsTable *t, text *pk, text *rk);
+
 /*
- * Row-level security lets this role read the entity but hides it from the write that found
- * nothing (verb: "update", "delete", or "lock" for a batch's lock): an AuthorizationFailure
- * (TSA01), raised here with prefix (an operation's, or NULL) when so. Call inside an SPI session.
+ * A write found nothing of an entity the role reads: when row-level security is on for the role,
+ * a policy of the write hid it, an AuthorizationFailure (TSA01) raised here (verb: what was
+ * refused; detail and prefix, an operation's, may be NULL). Else it returns.
  */
-extern void entity_dml_check_hidden_by_rls(const TsTable *t, text *pk, text *rk, const char *verb, const char *prefix);
+extern void entity_dml_raise_if_rls(const TsTable *t, text *pk, text *rk, const char *verb,
+									const char *detail, const char *prefix);
+
+/* The row's five columns (in the current memory context); ResourceNotFound when missing. */
 extern void entity_dml_get(const TsTable *t, text *pk, text *rk, Datum *values, bool *nulls);
 
 #endif							/* ENTITY_DML_H */

@@ -289,18 +289,6 @@ begin_write(WriteState *ws, const TsTable *t, AclMode needed, CmdType cmd, bool 
 		ws->rri->ri_TrigDesc = NULL;
 	/* the AFTER triggers' queue finds the table here rather than opening it again unclosed */
 	ws->estate->es_opened_result_relations = list_make1(ws->rri);
-	/*
-	 * The trigger functions are looked up now, in the executor state's memory: looked up when
-	 * first called, they would live in that call's memory (a batch operation's, or the AFTER
-	 * trigger queue's), and what a function keeps there (a SECURITY DEFINER or SET function's
-	 * settings) would be freed before the next operation called it again.
-	 */
-	if (ws->rri->ri_TrigDesc != NULL)
-	{
-		for (int i = 0; i < ws->rri->ri_TrigDesc->numtriggers; i++)
-			fmgr_info_cxt(ws->rri->ri_TrigDesc->triggers[i].tgfoid, &ws->rri->ri_TrigFunctions[i],
-						  ws->estate->es_query_cxt);
-	}
 	CheckValidResultRel(ws->rri, cmd);
 	ExecOpenIndices(ws->rri, false);
 	AfterTriggerBeginQuery();
@@ -518,6 +506,19 @@ fast_batch_begin(const TsTable *t, AclMode needed)
 		end_write(&b->ws);
 		pfree(b);
 		return NULL;
+	}
+
+	/*
+	 * The trigger functions are looked up now, in the executor state's memory: looked up when
+	 * first called, they would live in that call's memory (an operation's, or the AFTER trigger
+	 * queue's), and what a function keeps there (a SECURITY DEFINER or SET function's settings)
+	 * would be freed before the next operation called it again.
+	 */
+	if (b->ws.rri->ri_TrigDesc != NULL)
+	{
+		for (int i = 0; i < b->ws.rri->ri_TrigDesc->numtriggers; i++)
+			fmgr_info_cxt(b->ws.rri->ri_TrigDesc->triggers[i].tgfoid, &b->ws.rri->ri_TrigFunctions[i],
+						  b->ws.estate->es_query_cxt);
 	}
 	return b;
 }

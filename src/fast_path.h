@@ -57,12 +57,12 @@ extern FastBatch *fast_batch_begin(const TsTable *t, AclMode needed);
 extern bool fast_batch_insert(FastBatch *b, text *pk, text *rk, Entity *props, const KeyHistory *history,
 							  WriteStamp *out);
 
+/* Whether the table's only trigger is the stamp trigger (the batch stamps its rows itself). */
+extern bool fast_batch_self_stamps(FastBatch *b);
 /*
  * Before the inserts of an insert-only batch: the history of their keys (stamp_probe_keys) in one
  * scan; false when it was not learnt (each insert then looks itself). rks: sorted, distinct.
  */
-/* Whether the table's only trigger is the stamp trigger (the batch stamps its rows itself). */
-extern bool fast_batch_self_stamps(FastBatch *b);
 extern bool fast_batch_probe_inserts(FastBatch *b, text *pk, text *const *rks, int n, KeyHistory *out);
 extern FastResult fast_batch_update(FastBatch *b, text *pk, text *rk, Entity *props, bool merge, WriteStamp *out);
 extern FastResult fast_batch_delete(FastBatch *b, text *pk, text *rk);

@@ -271,8 +271,15 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
  * inserted). The locks are transaction-level locks in the advisory lock space of the database,
  * with a class of their own (pg_locks: locktype advisory, objsubid TS_KEY_LOCK_CLASS) and the
  * 64-bit hash of (table, PartitionKey, RowKey) as their id; they are taken outside the batch's
- * subtransaction and held until the transaction ends. Ordering by that id rather than by key
- * also keeps two keys that share an id (a hash collision) from being taken in two orders.
+ * subtransaction and released when the batch ends. Ordering by that id rather than by key also
+ * keeps two keys that share an id (a hash collision) from being taken in two orders.
+ *
+ * Releasing them at the batch's end keeps what they promise: the rows the batch wrote stay
+ * locked by its transaction (row locks, uncommitted inserts) to the transaction's end, and a later
+ * batch over those keys, which holds all its key locks before it touches a row, waits for that
+ * transaction, which waits for nothing of it. And a transaction holds at most one batch's key
+ * locks: held to its end, a transaction of many batches (a bulk load) filled PostgreSQL's shared
+ * lock table, "out of shared memory" for every session, after a few dozen batches.
  */
 #define TS_KEY_LOCK_CLASS 0x7473
 
@@ -285,28 +292,56 @@ lock_id_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void
+/* The key locks a batch holds: their ids, ascending and distinct. */
+typedef struct KeyLocks
+{
+	uint64	   *ids;
+	int			n;
+} KeyLocks;
+
+static inline void
+key_lock_tag(LOCKTAG *tag, uint64 id)
+{
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) (id >> 32), (uint32) id, TS_KEY_LOCK_CLASS);
+}
+
+static KeyLocks
 lock_keys(const TsTable *t, BatchOp *ops, int n)
 {
-	uint64	   *ids = palloc(sizeof(uint64) * n);
+	KeyLocks	kl = {palloc(sizeof(uint64) * Max(n, 1)), 0};
 
 	for (int i = 0; i < n; i++)
 	{
 		uint64		h = XXH3_64bits_withSeed(VARDATA_ANY(ops[i].pk), VARSIZE_ANY_EXHDR(ops[i].pk), t->relid);
 
-		ids[i] = XXH3_64bits_withSeed(VARDATA_ANY(ops[i].rk), VARSIZE_ANY_EXHDR(ops[i].rk), h);
+		kl.ids[i] = XXH3_64bits_withSeed(VARDATA_ANY(ops[i].rk), VARSIZE_ANY_EXHDR(ops[i].rk), h);
 	}
-	qsort(ids, n, sizeof(uint64), lock_id_cmp);
+	qsort(kl.ids, n, sizeof(uint64), lock_id_cmp);
 	for (int i = 0; i < n; i++)
 	{
 		LOCKTAG		tag;
 
-		if (i > 0 && ids[i] == ids[i - 1])
+		if (kl.n > 0 && kl.ids[i] == kl.ids[kl.n - 1])
 			continue;
-		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (ids[i] >> 32), (uint32) ids[i], TS_KEY_LOCK_CLASS);
+		kl.ids[kl.n++] = kl.ids[i];
+		key_lock_tag(&tag, kl.ids[i]);
 		(void) LockAcquire(&tag, ExclusiveLock, false, false);
 	}
-	pfree(ids);
+	return kl;
+}
+
+/* Release what lock_keys took (the caller's resource owner is current again). */
+static void
+unlock_keys(KeyLocks *kl)
+{
+	for (int i = 0; i < kl->n; i++)
+	{
+		LOCKTAG		tag;
+
+		key_lock_tag(&tag, kl->ids[i]);
+		(void) LockRelease(&tag, ExclusiveLock, false);
+	}
+	kl->n = 0;
 }
 
 /*
@@ -424,6 +459,7 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 	MemoryContext op_cxt;
 	ResourceOwner owner = CurrentResourceOwner;
 	volatile int current = -1;
+	KeyLocks	keys;
 
 	/* Step 1: everything checked before anything is written. */
 	ops = batch_parse(doc, len, max_bytes, &n);
@@ -452,7 +488,7 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 	if (OidIsValid(*remote))
 		return NULL;
 
-	lock_keys(&t, ops, n);		/* step 0 */
+	keys = lock_keys(&t, ops, n);	/* step 0 */
 	op_cxt = AllocSetContextCreate(outer, "tablestore batch operation", ALLOCSET_DEFAULT_SIZES);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(outer);
@@ -521,9 +557,11 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 		/* a write failed: name the first operation that fails in request order, as the service does */
 		if (failed >= 0 && order_dependent(edata))
 			failed = first_failing_in_request_order(&t, ops, n, failed, &edata);
+		unlock_keys(&keys);
 		rethrow_for_operation(edata, &t, ops, failed);
 	}
 	PG_END_TRY();
+	unlock_keys(&keys);
 	MemoryContextDelete(op_cxt);
 	*nops = n;
 	return ops;

@@ -19,7 +19,10 @@ SELECT pg_temp.check('{"PartitionKey":"p","RowKey":"r","Timestamp":"x",' ||
 SELECT label, pg_temp.check(format('{"s":"%s"}', s)) FROM (VALUES
 	('32768 x a', repeat('a', 32768)), ('32769 x a', repeat('a', 32769)),
 	('32768 x é (65536 bytes)', repeat('é', 32768)),
-	('16384 x 😀', repeat('😀', 16384)), ('16384 x 😀 + a', repeat('😀', 16384) || 'a')
+	('16384 x 😀', repeat('😀', 16384)), ('16384 x 😀 + a', repeat('😀', 16384) || 'a'),
+	-- ASCII is counted eight bytes at a time: what follows a long run still counts
+	('32766 x a + 😀', repeat('a', 32766) || '😀'), ('32767 x a + 😀', repeat('a', 32767) || '😀'),
+	('😀 + 32766 x a', '😀' || repeat('a', 32766)), ('😀 + 32767 x a', '😀' || repeat('a', 32767))
 ) v(label, s);
 
 -- Binary: 65536 bytes

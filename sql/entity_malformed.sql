@@ -98,6 +98,18 @@ SELECT n, input, pg_temp.entity(input) FROM (VALUES
 	(130, '{"a":1e400}'), (131, '{"a":-1e400}'), (132, '{"a":1e-400}')
 ) x(n, input) ORDER BY n;
 
+-- The string scanner reads plain ASCII eight bytes at a time. Every byte that ends a plain run,
+-- at each offset of a word, is read as jsonb reads it; a control character is refused and an
+-- unterminated string found wherever they fall.
+SELECT s AS ends_a_run, count(*) FILTER (WHERE prop_string(doc::entity, 'a') = doc::jsonb ->> 'a') AS read_as_jsonb,
+	count(*) AS offsets
+FROM unnest(ARRAY['\"', '\\', '\/', '\n', '\u00e9', 'é', '€', '😀', '\ud83d\ude00', 'x\"y']) s,
+	generate_series(0, 17) k, LATERAL (SELECT '{"a":"' || repeat('x', k) || s || repeat('y', 17 - k) || '"}') d(doc)
+GROUP BY s ORDER BY s;
+SELECT k, pg_temp.entity('{"a":"' || repeat('x', k) || E'\t' || repeat('y', 9) || '"}') AS control_character,
+	pg_temp.entity('{"a":"' || repeat('x', k)) AS unterminated
+FROM generate_series(0, 9) k;
+
 -- Messages never echo unbounded input: a huge bad name is cut to 40 characters
 SELECT length(pg_temp.entity(format('{"%s":1}', '1' || repeat('x', 100000)))) < 200 AS bounded_message;
 SELECT pg_temp.entity(format('{"RowKey":"%s/"}', repeat('k', 5000)));

@@ -632,8 +632,13 @@ uint32
 edm_utf16_len(const char *s, size_t len)
 {
 	uint32		n = 0;
+	size_t		i = 0;
 
-	for (size_t i = 0; i < len; i++)
+	/* ASCII, eight bytes at a time: a unit each */
+	while (i + 8 <= len && !edm_word8_has_high(edm_word8(s + i)))
+		i += 8;
+	n = (uint32) i;
+	for (; i < len; i++)
 	{
 		unsigned char c = (unsigned char) s[i];
 

@@ -98,6 +98,43 @@ extern size_t edm_base64_encoded_len(size_t nbytes);
 extern void edm_base64_encode(const uint8 *in, size_t n, char *out);
 extern EdmParse edm_base64_decode(const char *s, size_t len, uint8 *out, size_t *outlen);
 
+/*
+ * Eight bytes at a time (SWAR): the word at p, and whether any of its bytes is >= 0x80, is < 0x20,
+ * or equals b. Each test is exact for the word as a whole (the borrow of a subtraction only spills
+ * above a byte that already matches), which is all the fast paths below ask.
+ */
+#define EDM_ONES8	UINT64CONST(0x0101010101010101)
+#define EDM_HIGHS8	UINT64CONST(0x8080808080808080)
+
+static inline uint64
+edm_word8(const char *p)
+{
+	uint64		w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+static inline bool
+edm_word8_has_high(uint64 w)
+{
+	return (w & EDM_HIGHS8) != 0;
+}
+
+static inline bool
+edm_word8_has_control(uint64 w)
+{
+	return ((w - 0x20 * EDM_ONES8) & ~w & EDM_HIGHS8) != 0;
+}
+
+static inline bool
+edm_word8_has_byte(uint64 w, unsigned char b)
+{
+	uint64		x = w ^ (b * EDM_ONES8);
+
+	return ((x - EDM_ONES8) & ~x & EDM_HIGHS8) != 0;
+}
+
 extern uint32 edm_utf16_len(const char *s, size_t len);
 extern bool edm_utf8_valid(const char *s, size_t len);
 extern EdmCheck edm_check_name(const char *s, size_t len);

@@ -45,6 +45,16 @@ scan_string(JsonLex *lx, JsonToken *t)
 	{
 		unsigned char c;
 
+		/* runs of plain ASCII, eight bytes at a time */
+		while (i + 8 <= lx->len)
+		{
+			uint64		w = edm_word8(s + i);
+
+			if (edm_word8_has_high(w) || edm_word8_has_control(w) ||
+				edm_word8_has_byte(w, '"') || edm_word8_has_byte(w, '\\'))
+				break;
+			i += 8;
+		}
 		if (i >= lx->len)
 			return json_error(lx, start, "unterminated string");
 		c = (unsigned char) s[i];
@@ -105,7 +115,13 @@ scan_string(JsonLex *lx, JsonToken *t)
 			i += n;
 			continue;
 		}
-		i++;
+		/* plain ASCII up to the next byte that needs a look (its word failed the test above) */
+		for (i++; i < lx->len; i++)
+		{
+			c = (unsigned char) s[i];
+			if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+				break;
+		}
 	}
 	t->p = s + start + 1;
 	t->len = (uint32) (i - start - 1);

@@ -119,14 +119,18 @@ raise_absent(const TsTable *t, BatchOp *op)
 	batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", ts_keys_excerpt(op->pk, op->rk));
 }
 
-/* Step 3: the conditions, in request order. */
+/*
+ * Step 3: the conditions, in request order. *at is the operation being checked while it is (so
+ * that a failure names it), -1 after.
+ */
 static void
-check_conditions(const TsTable *t, BatchOp *ops, int n)
+check_conditions(const TsTable *t, BatchOp *ops, int n, volatile int *at)
 {
 	for (int i = 0; i < n; i++)
 	{
 		BatchOp    *op = &ops[i];
 
+		*at = i;
 		switch (op->kind)
 		{
 			case OP_INSERT:
@@ -146,6 +150,7 @@ check_conditions(const TsTable *t, BatchOp *ops, int n)
 				break;
 		}
 	}
+	*at = -1;
 }
 
 /*
@@ -459,6 +464,7 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 	MemoryContext op_cxt;
 	ResourceOwner owner = CurrentResourceOwner;
 	volatile int current = -1;
+	volatile int checking = -1;
 	KeyLocks	keys;
 
 	/* Step 1: everything checked before anything is written. */
@@ -502,7 +508,7 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 		if (!inserts_only)
 		{
 			lock_existing(&t, sorted, n, outer);	/* step 2 */
-			check_conditions(&t, ops, n);	/* step 3 */
+			check_conditions(&t, ops, n, &checking);	/* step 3 */
 		}
 		fb = fast_batch_begin(&t, needed);	/* step 4 */
 		if (fb == NULL)
@@ -557,6 +563,12 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 		/* a write failed: name the first operation that fails in request order, as the service does */
 		if (failed >= 0 && order_dependent(edata))
 			failed = first_failing_in_request_order(&t, ops, n, failed, &edata);
+		/*
+		 * A condition failed (step 3, before any write): an earlier operation whose write would fail
+		 * (a merge past the property or size limits, a constraint, a trigger) fails first.
+		 */
+		else if (checking > 0 && order_dependent(edata))
+			failed = first_failing_in_request_order(&t, ops, checking, checking, &edata);
 		unlock_keys(&keys);
 		rethrow_for_operation(edata, &t, ops, failed);
 	}

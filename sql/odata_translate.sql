@@ -48,3 +48,18 @@ RESET tablestore.max_filter_comparisons;
 SELECT odata_to_sql(repeat('(', 100000) || 'Age eq 1' || repeat(')', 100000));
 SELECT odata_to_sql(repeat('not ', 100001) || '(Age eq 1)');
 SELECT odata_to_sql(repeat('(', 50000) || 'Age eq 1' || repeat(')', 49999));
+
+-- 'and' and 'or' nest at most 100 levels (the service's 15 comparisons nest 14 at most): deeper,
+-- PostgreSQL's parser ran out of stack and its error quoted the whole statement. A flat chain of
+-- thousands is one level.
+SET tablestore.max_filter_comparisons = 10000;
+SELECT n, length(odata_to_sql(repeat('not (', n) || 'Age eq 0' || repeat(' or Age eq 1)', n))) > 0 AS translated
+FROM unnest(ARRAY[99, 100]) n;
+SELECT odata_to_sql(repeat('not (', 101) || 'Age eq 0' || repeat(' or Age eq 1)', 101));
+SELECT odata_to_sql('Age eq 0' || repeat(' and (Age eq 1 or (Age eq 2', 51) || repeat('))', 51));
+SELECT create_table('DeepFilter') IS NOT NULL AS created;
+SELECT count(*) FROM query_entities('DeepFilter', repeat('not (', 7000) || 'Age eq 34' || repeat(' or Age eq 1)', 7000));
+SELECT drop_table('DeepFilter');
+SELECT length(odata_to_sql(string_agg(format('A%s eq %s', i, i), ' or '))) > 0 AS flat_chain_ok
+FROM generate_series(1, 10000) i;
+RESET tablestore.max_filter_comparisons;

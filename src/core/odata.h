@@ -72,6 +72,7 @@ typedef struct OdNode
 	OdNodeKind	kind;
 	int			nkids;			/* N_AND, N_OR: two or more; N_NOT: one */
 	struct OdNode **kids;
+	int			depth;			/* and/or nodes on the longest path down (a comparison: 0) */
 	/* N_CMP: property OP literal (a literal written first is swapped to the right) */
 	int			pos;
 	OdProp		prop;

@@ -87,6 +87,13 @@ push_val(Parser *ps, OdNode *n)
 	ps->vals[ps->nvals++] = n;
 }
 
+/*
+ * How deep and/or may nest (not does not count: the SQL form pushes it into the comparisons).
+ * The service's 15 comparisons nest at most 14 deep; tablestore.max_filter_comparisons allows
+ * 10 000, and PostgreSQL's parser runs out of stack on a few thousand levels.
+ */
+#define ODATA_MAX_DEPTH 100
+
 /* and/or node of two operands, flattening nested nodes of the same kind */
 static OdNode *
 make_binary(OdNodeKind kind, OdNode *a, OdNode *b)
@@ -96,6 +103,7 @@ make_binary(OdNodeKind kind, OdNode *a, OdNode *b)
 	int			nb = b->kind == kind ? b->nkids : 1;
 
 	n->kind = kind;
+	n->depth = Max(a->kind == kind ? a->depth : a->depth + 1, b->kind == kind ? b->depth : b->depth + 1);
 	n->kids = palloc(sizeof(OdNode *) * (na + nb));
 	if (a->kind == kind)
 		memcpy(n->kids, a->kids, sizeof(OdNode *) * na);
@@ -118,25 +126,38 @@ make_not(OdNode *a)
 		return a->kids[0];		/* not not x = x */
 	n = palloc0(sizeof(OdNode));
 	n->kind = N_NOT;
+	n->depth = a->depth;
 	n->nkids = 1;
 	n->kids = palloc(sizeof(OdNode *));
 	n->kids[0] = a;
 	return n;
 }
 
-static void
-apply(Parser *ps, OpKind op)
+/* Apply the operator at pos to the operands on the stack; false (and *ps->err) when too deep. */
+static bool
+apply(Parser *ps, OpKind op, int pos)
 {
 	OdNode	   *b = ps->vals[--ps->nvals];
+	OdNode	   *n;
 
 	if (op == OP_NOT)
-		push_val(ps, make_not(b));
+		n = make_not(b);
 	else
 	{
 		OdNode	   *a = ps->vals[--ps->nvals];
 
-		push_val(ps, make_binary(op == OP_AND ? N_AND : N_OR, a, b));
+		n = make_binary(op == OP_AND ? N_AND : N_OR, a, b);
 	}
+	push_val(ps, n);
+	if (n->depth > ODATA_MAX_DEPTH)
+	{
+		char		msg[80];
+
+		snprintf(msg, sizeof(msg), "'and' and 'or' nest more than %d levels deep", ODATA_MAX_DEPTH);
+		parse_error(ps, TSE_FILTER_TOO_COMPLEX, pos, msg);
+		return false;
+	}
+	return true;
 }
 
 static int
@@ -305,7 +326,11 @@ odata_parse(const char *filter, size_t len, int max_comparisons, int *ncompariso
 		if (tok.kind == OT_RPAREN)
 		{
 			while (ps.nops > 0 && ps.ops[ps.nops - 1].kind != OP_LPAREN)
-				apply(&ps, ps.ops[--ps.nops].kind);
+			{
+				ps.nops--;
+				if (!apply(&ps, ps.ops[ps.nops].kind, ps.ops[ps.nops].pos))
+					return NULL;
+			}
 			if (ps.nops == 0)
 			{
 				parse_error(&ps, TSE_FILTER_SYNTAX, tok.pos, "')' without a matching '('");
@@ -319,7 +344,11 @@ odata_parse(const char *filter, size_t len, int max_comparisons, int *ncompariso
 
 			while (ps.nops > 0 && ps.ops[ps.nops - 1].kind != OP_LPAREN &&
 				   precedence(ps.ops[ps.nops - 1].kind) >= precedence(k))
-				apply(&ps, ps.ops[--ps.nops].kind);
+			{
+				ps.nops--;
+				if (!apply(&ps, ps.ops[ps.nops].kind, ps.ops[ps.nops].pos))
+					return NULL;
+			}
 			push_op(&ps, k, tok.pos);
 			expect_operand = true;
 		}
@@ -340,7 +369,8 @@ odata_parse(const char *filter, size_t len, int max_comparisons, int *ncompariso
 			parse_error(&ps, TSE_FILTER_SYNTAX, top.pos, "'(' is never closed");
 			return NULL;
 		}
-		apply(&ps, top.kind);
+		if (!apply(&ps, top.kind, top.pos))
+			return NULL;
 	}
 	*ncomparisons = ps.ncmp;
 	return ps.nvals ? ps.vals[0] : NULL;

@@ -38,7 +38,7 @@
 	X(TSE_MISSING_KEY,			"TSB21", "InvalidInput", "an entity written to a table has no PartitionKey or RowKey") \
 	X(TSE_KEY_CHANGED,			"TSB22", "InvalidInput", "an UPDATE tried to change an entity's keys") \
 	X(TSE_FILTER_SYNTAX,		"TSF01", "InvalidInput", "a $filter is malformed") \
-	X(TSE_FILTER_TOO_COMPLEX,	"TSF02", "InvalidInput", "a $filter has more comparisons than tablestore.max_filter_comparisons") \
+	X(TSE_FILTER_TOO_COMPLEX,	"TSF02", "InvalidInput", "a $filter has more comparisons than tablestore.max_filter_comparisons, or nests and/or more than 100 levels deep") \
 	X(TSE_FILTER_UNSUPPORTED,	"TSF03", "InvalidInput", "a $filter compares two properties or two literals") \
 	X(TSE_QUERY_ARG,			"TSQ01", "InvalidInput", "$select, $top or a continuation is invalid") \
 	X(TSE_RESOURCE_NOT_FOUND,	"TSN01", "ResourceNotFound", "the entity does not exist (or, for drop_table, the table)") \

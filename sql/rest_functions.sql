@@ -18,6 +18,7 @@ SELECT body FROM rest_create_table('{"TableName":"Lines","Other":[1,{"a":2}]}', 
 SELECT body FROM rest_create_table('{"TableName":"Shipments"}', 'nometadata');
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"orders"}')$$);
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"Name":"x"}')$$);
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"dupone","TableName":"duptwo"}')$$);
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('not json')$$);
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"a-b"}')$$);
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"Orders2"}', 'atom')$$);

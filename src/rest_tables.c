@@ -58,6 +58,8 @@ table_name_of(text *body)
 			!json_expect(&lx, &t, JT_COLON, "':' was expected"))
 			ts_raise(&err);
 		is_name = key.len == 9 && memcmp(key.p, "TableName", 9) == 0;
+		if (is_name && name != NULL)
+			ts_raisef(TSE_DUPLICATE_PROPERTY, "the request body gives TableName twice");
 		if (is_name)
 		{
 			if (!json_next(&lx, &t) || (t.kind != JT_STRING && !json_error(&lx, t.pos, "TableName must be a string")) ||

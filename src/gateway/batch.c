@@ -6,7 +6,7 @@
  *   success: a changesetresponse part per operation (204 with ETag; an insert 201 with its entity
  *            or 204 + Preference-Applied, both with Location and DataServiceId);
  *   failure: one part with the failing operation's status and an error whose message value
- *            starts with "N:" (0-based index).
+ *            starts with "N:" (0-based index), except for a 412, as the service answers.
  */
 #include "batch_parse.h"
 #include "gateway.h"
@@ -79,7 +79,10 @@ fail_part(Req *r, int idx, int status, const char *code, const char *message, co
 	snprintf(cs, sizeof(cs), "changesetresponse_%s", id);
 	buf_init(&parts);
 	buf_init(&msg);
-	buf_printf(&msg, "%d:%s", idx, message);
+	if (status == 412)
+		buf_puts(&msg, message);	/* the service gives no index for a 412 in a changeset */
+	else
+		buf_printf(&msg, "%d:%s", idx, message);
 	part_begin(&parts, cs);
 	buf_printf(&parts, "HTTP/1.1 %d %s\r\nX-Content-Type-Options: nosniff\r\nDataServiceVersion: 3.0;\r\n", status, http_reason(status));
 	if (printable(content_id))

@@ -108,6 +108,54 @@ collect_headers(Req *r, struct MHD_Connection *con)
 	r->ac_request_headers = hdr(con, "Access-Control-Request-Headers");
 }
 
+/*
+ * Framing that two HTTP parsers could read two ways (request smuggling, RFC 9112 §6.3): two
+ * Content-Length headers, or Content-Length beside Transfer-Encoding. libmicrohttpd takes the
+ * first Content-Length; a proxy in front may take the last. Such a request is refused and its
+ * connection closed.
+ */
+typedef struct Framing
+{
+	int			content_lengths;
+	bool		transfer_encoding;
+} Framing;
+
+static enum MHD_Result
+count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	Framing    *f = cls;
+
+	(void) kind;
+	(void) value;
+	if (ascii_ieq(key, "Content-Length"))
+		f->content_lengths++;
+	else if (ascii_ieq(key, "Transfer-Encoding"))
+		f->transfer_encoding = true;
+	return MHD_YES;
+}
+
+/* The request's framing and Host header are unambiguous; else answered (400, connection closed). */
+static bool
+framing_ok(Req *r, struct MHD_Connection *con, const char *version)
+{
+	Framing		f = {0};
+	const char *why = NULL;
+
+	MHD_get_connection_values(con, MHD_HEADER_KIND, count_framing, &f);
+	if (f.content_lengths > 1)
+		why = "The request has more than one Content-Length header.";
+	else if (f.content_lengths == 1 && f.transfer_encoding)
+		why = "The request has both Content-Length and Transfer-Encoding headers.";
+	else if (r->host == NULL && version != NULL && strcmp(version, "HTTP/1.0") != 0)
+		why = "An HTTP/1.1 request must have a Host header.";
+	if (why == NULL)
+		return true;
+	r->meta = META_MINIMAL;
+	resp_error(r, "InvalidHeaderValue", "%s", why);
+	resp_header(r, "Connection", "close");
+	return false;
+}
+
 /* a header value we echo must be short and printable */
 static const char *
 echo_safe(Arena *a, const char *v)
@@ -177,7 +225,6 @@ on_request(void *cls, struct MHD_Connection *con, const char *url, const char *m
 
 	(void) cls;
 	(void) url;
-	(void) version;
 	if (r == NULL)
 		return MHD_NO;			/* out of memory in on_uri: drop the connection */
 	if (!r->headers_seen)
@@ -185,6 +232,8 @@ on_request(void *cls, struct MHD_Connection *con, const char *url, const char *m
 		r->headers_seen = true;
 		r->method = arena_strdup(&r->arena, method);
 		collect_headers(r, con);
+		if (!framing_ok(r, con, version))
+			return send_response(con, r);
 		if (r->content_length)
 		{
 			char	   *end;

@@ -33,6 +33,19 @@ negotiate(Req *r)
 	r->meta = META_MINIMAL;
 	if (f && (strcmp(f, "json") == 0))
 		return true;
+	/* $format names a JSON level (below), or Atom, which is refused; anything else is invalid */
+	if (f && strncmp(f, "application/json", 16) != 0 && strcmp(f, "atom") != 0 && strcmp(f, "xml") != 0 &&
+		strncmp(f, "application/atom+xml", 20) != 0 && strncmp(f, "application/xml", 15) != 0)
+	{
+		resp_error(r, "InvalidQueryParameterValue",
+				   "Value for one of the query parameters specified in the request URI is invalid: $format must be json or application/json;odata=nometadata, minimalmetadata or fullmetadata.");
+		return false;
+	}
+	if (f && (strcmp(f, "atom") == 0 || strcmp(f, "xml") == 0))
+	{
+		resp_error(r, "AtomFormatNotSupported", "Atom format is not supported; use application/json.");
+		return false;
+	}
 	if (a == NULL)
 		return true;
 	if (strstr(a, "odata=nometadata"))
@@ -336,10 +349,18 @@ route(Req *r)
 	}
 	r->account = config_find_account(r->target.account, strlen(r->target.account));
 	comp = query_get(&r->target.query, "comp");
-	r->xml = r->target.kind == RES_SERVICE || (comp && strcmp(comp, "acl") == 0);
+	r->xml = r->target.kind == RES_SERVICE ||
+		(comp && strcmp(comp, "acl") == 0 && r->target.kind == RES_TABLE && !r->target.table_parens);
 	if (r->account == NULL)
 	{
 		resp_error(r, "AuthenticationFailed", "The account addressed by the request does not exist on this server.");
+		return;
+	}
+	/* ?comp= names a sub-resource: a table's acl, or the account's (service.c); nothing else has one */
+	if (comp && r->target.kind != RES_SERVICE && !r->xml)
+	{
+		resp_error(r, "InvalidQueryParameterValue",
+				   "Value for one of the query parameters specified in the request URI is invalid: comp (only a table has ?comp=acl).");
 		return;
 	}
 	if (strcmp(r->method, "OPTIONS") == 0)

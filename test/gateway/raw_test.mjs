@@ -333,7 +333,7 @@ const batch = (body, extra = {}) => req({ method: 'POST', path: '/$batch', body,
 	ok(parseParts(delBare.text)[0]?.status === 400 && /MissingRequiredHeader/.test(delBare.text) && /"value":"1:/.test(delBare.text) && b1.json?.v === 1,
 		'batch DELETE part without If-Match: 400 MissingRequiredHeader naming operation 1, nothing written', delBare.text.slice(0, 400));
 	const cond = await batch(batchBody([{ method: 'MERGE', path: E('b', '1'), body: { v: 7 }, headers: { 'If-Match': 'W/"datetime\'2000-01-01T00%3A00%3A00.0000000Z\'"' } }]));
-	ok(parseParts(cond.text)[0]?.status === 412, 'batch with a stale If-Match: 412 part', cond.text.slice(0, 300));
+	ok(parseParts(cond.text)[0]?.status === 412 && !/"value":"\d+:/.test(cond.text), 'batch with a stale If-Match: 412 part, its message without an index (as the service)', cond.text.slice(0, 300));
 	const many = [];
 	for (let i = 0; i < 101; i++) many.push({ method: 'PUT', path: E('m', String(i)), body: { i } });
 	const over = await batch(batchBody(many));
@@ -485,6 +485,58 @@ const batch = (body, extra = {}) => req({ method: 'POST', path: '/$batch', body,
 	// not HTTP at all
 	const r6 = await raw(['\x00\x01\x02 garbage\r\n\r\n'], { timeoutMs: 3000 });
 	ok(r6.status === 400 || r6.closed, 'garbage instead of HTTP: 400 or closed', `${r6.status}`);
+
+	// Framing two parsers could read two ways (request smuggling): refused, connection closed, the
+	// bytes after the first body never run as a request
+	const smuggled = signedRawHead('POST', `/devstoreaccount1/${T}`, { 'Content-Type': 'application/json', 'Content-Length': '40' }) +
+		'{"PartitionKey":"smug","RowKey":"gled"}\n';
+	const sBody = '{"PartitionKey":"smug","RowKey":"one"}';
+	const twoCl = signedRawHead('POST', `/devstoreaccount1/${T}`, { 'Content-Type': 'application/json', 'Content-Length': String(sBody.length) })
+		.replace(/\r\n\r\n$/, `\r\nContent-Length: ${sBody.length + smuggled.length}\r\n\r\n`);
+	const f0 = await raw([twoCl.replace(/Content-Length: \d+\r\n\r\n$/, `Content-Length: ${sBody.length}\r\n\r\n`) + sBody], { timeoutMs: 5000 });
+	ok(f0.status === 400 && /InvalidHeaderValue/.test(f0.text) && f0.closed,
+		'two Content-Length headers: 400 InvalidHeaderValue, connection closed', `${f0.status} ${f0.closed}`);
+	// (with bytes left unread the close may reset the connection before the client reads the 400)
+	const f1 = await raw([twoCl, sBody, smuggled], { timeoutMs: 5000 });
+	const answers = (f1.text.match(/^HTTP\/1\.1 \d+/gm) || []).length;
+	ok((f1.status === 400 || ['ECONNRESET', 'EPIPE'].includes(f1.error)) && answers <= 1 && f1.closed,
+		'two Content-Length headers and a request after the body: at most one answer (400), connection closed', `${f1.status} ${answers} ${f1.closed} ${f1.error}`);
+	const te = signedRawHead('POST', `/devstoreaccount1/${T}`, { 'Content-Type': 'application/json', 'Content-Length': '5', 'Transfer-Encoding': 'chunked' });
+	const f2 = await raw([te, '0\r\n\r\n'], { timeoutMs: 5000 });
+	ok(f2.status === 400 && /InvalidHeaderValue/.test(f2.text) && f2.closed, 'Content-Length with Transfer-Encoding: 400, connection closed', `${f2.status} ${f2.closed}`);
+	for (const rk of ['one', 'gled']) {
+		const g = await req({ path: `/${T}(PartitionKey='smug',RowKey='${rk}')` });
+		ok(g.status === 404, `neither the request nor the bytes after it wrote an entity (${rk})`, `${g.status}`);
+	}
+	const noHost = signedRawHead('GET', '/devstoreaccount1/Tables').replace(/Host: [^\r]*\r\n/, '');
+	const f3 = await raw([noHost], { timeoutMs: 5000 });
+	ok(f3.status === 400 && /InvalidHeaderValue/.test(f3.text), 'HTTP/1.1 without Host: 400', `${f3.status}`);
+	const f4 = await raw([noHost.replace('HTTP/1.1', 'HTTP/1.0')], { timeoutMs: 5000 });
+	ok(/^HTTP\/1\.[01] 200/.test(f4.text), 'HTTP/1.0 without Host: served', f4.text.slice(0, 100));
+}
+
+// ---------------------------------------------------------------- query parameters that name no resource
+{
+	const put = await req({ method: 'PUT', path: `/${T}(PartitionKey='acl',RowKey='x')`, query: 'comp=acl', body: { v: 1 } });
+	ok(put.status === 400 && errCode(put) === 'InvalidQueryParameterValue', 'PUT entity?comp=acl: 400 InvalidQueryParameterValue', `${put.status} ${put.text.slice(0, 200)}`);
+	const got = await req({ path: `/${T}(PartitionKey='acl',RowKey='x')` });
+	ok(got.status === 404, 'PUT entity?comp=acl wrote nothing', `${got.status}`);
+	const tablesAcl = await req({ path: '/Tables', query: 'comp=acl' });
+	ok(tablesAcl.status === 400 && errCode(tablesAcl) === 'InvalidQueryParameterValue', 'GET Tables?comp=acl: 400', `${tablesAcl.status}`);
+	const other = await req({ path: `/${T}`, query: 'comp=list' });
+	ok(other.status === 400 && errCode(other) === 'InvalidQueryParameterValue', 'GET table?comp=list: 400', `${other.status}`);
+	for (const [f, status, code] of [['atom', 415, 'AtomFormatNotSupported'], ['xml', 415, 'AtomFormatNotSupported'],
+		['application/atom+xml', 415, 'AtomFormatNotSupported'], ['bogus', 400, 'InvalidQueryParameterValue'],
+		['json', 200, undefined], ['application/json;odata=nometadata', 200, undefined]]) {
+		const r = await req({ path: '/Tables', query: `$format=${encodeURIComponent(f)}` });
+		ok(r.status === status && (code === undefined || errCode(r) === code), `$format=${f}: ${status}${code ? ' ' + code : ''}`, `${r.status} ${errCode(r)}`);
+	}
+	const dup = await req({ method: 'POST', path: '/Tables', body: `{"TableName":"${T}dup1","TableName":"${T}dup2"}` });
+	ok(dup.status === 400 && errCode(dup) === 'DuplicatePropertiesSpecified', 'create table with TableName twice: 400 DuplicatePropertiesSpecified', `${dup.status} ${errCode(dup)}`);
+	for (const n of ['dup1', 'dup2']) {
+		const g = await req({ path: `/Tables('${T}${n}')` });
+		ok(g.status === 404, `create table with TableName twice created nothing (${n})`, `${g.status}`);
+	}
 }
 
 // ---------------------------------------------------------------- log

@@ -99,11 +99,15 @@ ts_excerpt(char *buf, size_t bufsize, const char *s, size_t len)
 			n = 3;
 		else if (c >= 0xC0)
 			n = 2;
-		if (i + n > len || c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xC0) ||
-			(c == 0xC2 && (unsigned char) s[i + 1] < 0xA0))	/* C1 controls */
+		if (i + n > len || c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xC0))
 		{
 			buf[out++] = '?';
 			i++;
+		}
+		else if (c == 0xC2 && (unsigned char) s[i + 1] < 0xA0)
+		{
+			buf[out++] = '?';	/* a C1 control: one character, one '?' */
+			i += 2;
 		}
 		else
 		{

@@ -88,6 +88,12 @@ SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op
 SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"insert","PartitionKey":"q","RowKey":"5","entity":{"RowKey":"6"}}]')$$);
 SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"merge","PartitionKey":"q","RowKey":"2"}]')$$);
 SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"merge","PartitionKey":"q","RowKey":"2","entity":{},"echo":true}]')$$);
+-- echo may name the level an insert is returned at (a sub-request's own Accept)
+SELECT partition_key, row_key, pg_temp.m(body) body FROM rest_batch('Orders', '[
+	{"op":"insert","PartitionKey":"lv","RowKey":"1","entity":{"n":1},"echo":"fullmetadata"},
+	{"op":"insert","PartitionKey":"lv","RowKey":"2","entity":{"n":2},"echo":true}]', 'nometadata', 'http://h/a', 'a');
+SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"insert","PartitionKey":"lv","RowKey":"3","entity":{},"echo":"verbose"}]')$$);
+SELECT delete_entity('Orders', 'lv', k, '*') FROM unnest(ARRAY['1', '2']) k;
 SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"insert","PartitionKey":"q","RowKey":"a#b","entity":{}}]')$$);
 -- entity_json: not a string, not one object, trailing text, both forms, keys that disagree
 SELECT pg_temp.try($$SELECT count(*) FROM tablestore.rest_batch('Orders', '[{"op":"upsert_merge","PartitionKey":"q","RowKey":"2","entity_json":{}}]')$$);

@@ -38,6 +38,7 @@ typedef struct BatchOp
 	Entity	   *props;			/* the entity without its keys */
 	text	   *if_match;		/* NULL: none or "*" */
 	bool		echo;			/* an insert whose entity the REST answer returns (rest_batch) */
+	const char *echo_metadata;	/* the metadata level it is returned at; NULL: the call's */
 	bool		exists;			/* found and locked before the writes */
 	text	   *current_etag;
 	WriteStamp	result;			/* the new ETag and Timestamp; no ETag for a delete */
@@ -46,11 +47,12 @@ typedef struct BatchOp
 
 /*
  * Read the operations document (JSON text, len bytes, at most max_bytes): an array of
- *   {"op": ..., "entity": {...}, "if_match": ..., "PartitionKey": ..., "RowKey": ..., "echo": bool}
+ *   {"op": ..., "entity": {...}, "if_match": ..., "PartitionKey": ..., "RowKey": ..., "echo": ...}
  * where the entity may instead be given as its JSON text in a string, "entity_json" (a REST
  * sub-request's body as it came), the keys may be given beside the entity (a REST sub-request's
  * URL) and must then agree with the entity's, a delete needs no entity when both keys are given,
- * and echo marks an insert whose stored entity the answer returns. Allocated in the current
+ * and echo marks an insert whose stored entity the answer returns (true, or the metadata level
+ * to return it at, "nometadata" | "minimalmetadata" | "fullmetadata"). Allocated in the current
  * memory context, checking in this order: the payload size, the document's shape, the number of operations, then each
  * operation in request order (well formed, a valid entity, the batch's one PartitionKey). The
  * first failure is raised; operation errors begin "operation N: ".

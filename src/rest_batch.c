@@ -61,6 +61,12 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 		{
 			RowJson		r;
 			EntityView	v;
+			RestTarget	ort = rt;
+
+			/* a sub-request's own Accept (checked by batch_parse) */
+			if (op->echo_metadata != NULL &&
+				!row_json_metadata_from_name(op->echo_metadata, strlen(op->echo_metadata), &ort.metadata))
+				elog(ERROR, "tablestore: unknown metadata level");
 
 			entity_view_of(&v, op->props);
 			r.pk = VARDATA_ANY(op->pk);
@@ -71,7 +77,7 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 			r.etag = VARDATA_ANY(op->result.etag);
 			r.etag_len = VARSIZE_ANY_EXHDR(op->result.etag);
 			r.props = &v;
-			values[3] = PointerGetDatum(rest_entity_body(&rt, table, &r, NULL));
+			values[3] = PointerGetDatum(rest_entity_body(&ort, table, &r, NULL));
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

@@ -20,6 +20,7 @@ typedef struct OpInfo
 {
 	const char *op;				/* insert, update, merge, upsert_replace, upsert_merge, delete */
 	bool		echo;
+	MetaLevel	meta;			/* the part's Accept, else the $batch request's */
 	const char *content_id;
 } OpInfo;
 
@@ -155,7 +156,8 @@ add_op(Req *r, int k, const SubRequest *s, Buf *doc, const char **table, OpInfo 
 		fail_part(r, k, 400, "InvalidInput", "All operations of a batch must address one table.", s->content_id);
 		return false;
 	}
-	if (s->content_type && strstr(s->content_type, "atom+xml"))
+	info->meta = r->meta;
+	if ((s->content_type && strstr(s->content_type, "atom+xml")) || !meta_of_accept(s->accept, &info->meta))
 	{
 		fail_part(r, k, 415, "AtomFormatNotSupported", "Atom format is not supported; use application/json.", s->content_id);
 		return false;
@@ -212,8 +214,10 @@ add_op(Req *r, int k, const SubRequest *s, Buf *doc, const char **table, OpInfo 
 		buf_puts(doc, ",\"if_match\":");
 		buf_json_string(doc, s->if_match, strlen(s->if_match));
 	}
-	if (info->echo)
+	if (info->echo && info->meta == r->meta)
 		buf_puts(doc, ",\"echo\":true");
+	else if (info->echo)
+		buf_printf(doc, ",\"echo\":\"%s\"", meta_name(info->meta));
 	buf_puts(doc, "}");
 	return true;
 }
@@ -326,7 +330,7 @@ batch_handle(Req *r)
 			buf_printf(&parts, "ETag: %s\r\n", PQgetvalue(res, k, 0));
 		if (echo)
 		{
-			buf_printf(&parts, "Content-Type: %s\r\n\r\n", meta_content_type(r->meta));
+			buf_printf(&parts, "Content-Type: %s\r\n\r\n", meta_content_type(info[k].meta));
 			buf_append(&parts, PQgetvalue(res, k, 3), (size_t) PQgetlength(res, k, 3));
 			buf_puts(&parts, "\r\n");
 		}

@@ -231,6 +231,8 @@ sub_header(Arena *a, const char *name, size_t nl, const char *val, size_t vl, vo
 		slot = &r->content_id;
 	else if (nl == 13 && ascii_nieq(name, "X-HTTP-Method", 13))
 		slot = &r->x_http_method;
+	else if (nl == 6 && ascii_nieq(name, "Accept", 6))
+		slot = &r->accept;
 	if (slot && *slot == NULL)
 		*slot = arena_strndup(a, val, vl);
 }

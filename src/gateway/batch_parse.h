@@ -20,6 +20,7 @@ typedef struct SubRequest
 	char	   *prefer;
 	char	   *content_id;
 	char	   *x_http_method;
+	char	   *accept;
 	const char *body;			/* points into the request body */
 	size_t		body_len;
 } SubRequest;

@@ -196,6 +196,8 @@ extern void log_debug(const char *fmt,...) __attribute__((format(printf, 1, 2)))
 
 /* common.c: helpers shared by the handlers */
 extern const char *meta_name(MetaLevel m);	/* 'nometadata' | 'minimalmetadata' | 'fullmetadata' */
+/* The level an Accept header asks for, into *m (left as it is when it names none); false: Atom only. */
+extern bool meta_of_accept(const char *accept, MetaLevel *m);
 extern bool body_text(Req *r, const char **out);	/* UTF-8, no NUL; false: 400 answered */
 extern bool parse_top(Req *r, const char **out);	/* $top 1..1000 or NULL; false: 400 answered */
 extern bool decode_token(Req *r, const char *param, const char **out);	/* false: 400 answered */

@@ -46,20 +46,28 @@ negotiate(Req *r)
 		resp_error(r, "AtomFormatNotSupported", "Atom format is not supported; use application/json.");
 		return false;
 	}
-	if (a == NULL)
-		return true;
-	if (strstr(a, "odata=nometadata"))
-		r->meta = META_NONE;
-	else if (strstr(a, "odata=fullmetadata"))
-		r->meta = META_FULL;
-	else if (strstr(a, "odata=minimalmetadata"))
-		r->meta = META_MINIMAL;
-	else if ((strstr(a, "application/atom+xml") || strstr(a, "application/xml")) && !strstr(a, "json") &&
-			 !strstr(a, "*/*"))
+	if (!meta_of_accept(a, &r->meta))
 	{
 		resp_error(r, "AtomFormatNotSupported", "Atom format is not supported; use application/json.");
 		return false;
 	}
+	return true;
+}
+
+bool
+meta_of_accept(const char *a, MetaLevel *m)
+{
+	if (a == NULL)
+		return true;
+	if (strstr(a, "odata=nometadata"))
+		*m = META_NONE;
+	else if (strstr(a, "odata=fullmetadata"))
+		*m = META_FULL;
+	else if (strstr(a, "odata=minimalmetadata"))
+		*m = META_MINIMAL;
+	else if ((strstr(a, "application/atom+xml") || strstr(a, "application/xml")) && !strstr(a, "json") &&
+			 !strstr(a, "*/*"))
+		return false;
 	return true;
 }
 

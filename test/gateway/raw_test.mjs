@@ -288,7 +288,8 @@ function batchBody(ops, { lf = false, boundary = 'batch_b1', cs = 'changeset_c1'
 	for (const op of ops) {
 		s += `--${cs}${nl}Content-Type: application/http${nl}Content-Transfer-Encoding: binary${nl}${nl}`;
 		s += `${op.method} http://127.0.0.1:${PORT}/devstoreaccount1${op.path} HTTP/1.1${nl}`;
-		s += `Accept: application/json;odata=minimalmetadata${nl}Content-Type: application/json${nl}DataServiceVersion: 3.0;${nl}`;
+		if (op.accept !== null) s += `Accept: ${op.accept ?? 'application/json;odata=minimalmetadata'}${nl}`;
+		s += `Content-Type: application/json${nl}DataServiceVersion: 3.0;${nl}`;
 		for (const [k, v] of Object.entries(op.headers || {})) s += `${k}: ${v}${nl}`;
 		s += nl;
 		if (op.body !== undefined) s += (typeof op.body === 'string' ? op.body : JSON.stringify(op.body));
@@ -317,6 +318,18 @@ const batch = (body, extra = {}) => req({ method: 'POST', path: '/$batch', body,
 	ok(parts[0]?.status === 201 && /Location: .*RowKey='1'/.test(parts[0].text) && /DataServiceId: /.test(parts[0].text) && /"v":\s*1/.test(parts[0].text), 'batch insert part: 201 with Location, DataServiceId, entity', parts[0]?.text);
 	ok(parts[1]?.status === 204 && /Preference-Applied: return-no-content/.test(parts[1].text) && /Location: /.test(parts[1].text), 'batch insert with return-no-content: 204 + Location', parts[1]?.text);
 	ok(parts.slice(2).every((p) => p.status === 204 && /ETag: W\//.test(p.text)), 'batch PUT/MERGE/PATCH parts: 204 with ETag');
+	// each part's Accept chooses its echoed entity's metadata level; without one, the request's
+	const levels = await batch(batchBody([
+		{ method: 'POST', path: `/${T}`, body: { PartitionKey: 'b', RowKey: 'lv1', v: 1 }, accept: 'application/json;odata=fullmetadata' },
+		{ method: 'POST', path: `/${T}`, body: { PartitionKey: 'b', RowKey: 'lv2', v: 2 }, accept: null },
+	]), { Accept: 'application/json;odata=nometadata' });
+	const lp = parseParts(levels.text);
+	ok(lp[0]?.status === 201 && /Content-Type: application\/json;odata=fullmetadata/.test(lp[0].text) && /"odata\.type":/.test(lp[0].text) && /"odata\.metadata":/.test(lp[0].text),
+		'batch: a part with Accept fullmetadata echoes its entity with full metadata', lp[0]?.text);
+	ok(lp[1]?.status === 201 && /Content-Type: application\/json;odata=nometadata/.test(lp[1].text) && !/"odata\./.test(lp[1].text) && /"v":\s*2/.test(lp[1].text),
+		'batch: a part without Accept echoes at the $batch request\'s level (nometadata)', lp[1]?.text);
+	const atomPart = await batch(batchBody([{ method: 'POST', path: `/${T}`, body: { PartitionKey: 'b', RowKey: 'lv3' }, accept: 'application/atom+xml' }]));
+	ok(parseParts(atomPart.text)[0]?.status === 415 && /AtomFormatNotSupported/.test(atomPart.text), 'batch: a part accepting only Atom is 415 AtomFormatNotSupported', atomPart.text.slice(0, 300));
 	const lf = await req({ method: 'POST', path: '/$batch', body: batchBody([{ method: 'DELETE', path: E('b', '3x'), headers: { 'If-Match': '*' } }], { lf: true }), headers: { 'Content-Type': 'multipart/mixed; boundary=batch_b1' } });
 	ok(lf.status === 202 && parseParts(lf.text)[0]?.status === 204, 'batch with LF-only line endings', lf.text.slice(0, 300));
 	const fail = await batch(batchBody([

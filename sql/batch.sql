@@ -55,18 +55,3 @@ SELECT tablestore.delete_entity('BatchDemo', 'Sales', k, '*') FROM unnest(ARRAY[
 -- nothing of the failed batches was applied
 SELECT row_key, properties FROM tablestore.query_entities('BatchDemo');
 SELECT tablestore.drop_table('BatchDemo');
-
--- A batch holds its key locks until it ends, not until its transaction ends: one transaction of
--- 200 batches of 100 inserts (a bulk load) used to hold 20 000 locks and fill the shared lock table
--- ("out of shared memory").
-SELECT tablestore.create_table('BulkLoad');
-BEGIN;
-SELECT count(tablestore.execute_batch('BulkLoad', (SELECT '[' || string_agg(format(
-	'{"op":"insert","entity":{"PartitionKey":"p%s","RowKey":"r%s","n":%s}}', b, i, i), ',') || ']'
-	FROM generate_series(1, 100) i))) AS batches
-FROM generate_series(1, 200) b;
-SELECT count(*) AS key_locks_held FROM pg_locks
-WHERE locktype = 'advisory' AND objsubid = 29811 AND pid = pg_backend_pid();
-COMMIT;
-SELECT count(*) AS entities FROM tablestore.query_entities('BulkLoad');
-SELECT tablestore.drop_table('BulkLoad');

@@ -276,15 +276,8 @@ run_direct(const TsTable *t, FastBatch *fb, BatchOp *op, bool *spi_connected)
  * inserted). The locks are transaction-level locks in the advisory lock space of the database,
  * with a class of their own (pg_locks: locktype advisory, objsubid TS_KEY_LOCK_CLASS) and the
  * 64-bit hash of (table, PartitionKey, RowKey) as their id; they are taken outside the batch's
- * subtransaction and released when the batch ends. Ordering by that id rather than by key also
- * keeps two keys that share an id (a hash collision) from being taken in two orders.
- *
- * Releasing them at the batch's end keeps what they promise: the rows the batch wrote stay
- * locked by its transaction (row locks, uncommitted inserts) to the transaction's end, and a later
- * batch over those keys, which holds all its key locks before it touches a row, waits for that
- * transaction, which waits for nothing of it. And a transaction holds at most one batch's key
- * locks: held to its end, a transaction of many batches (a bulk load) filled PostgreSQL's shared
- * lock table, "out of shared memory" for every session, after a few dozen batches.
+ * subtransaction and held until the transaction ends. Ordering by that id rather than by key
+ * also keeps two keys that share an id (a hash collision) from being taken in two orders.
  */
 #define TS_KEY_LOCK_CLASS 0x7473
 
@@ -297,56 +290,28 @@ lock_id_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The key locks a batch holds: their ids, ascending and distinct. */
-typedef struct KeyLocks
-{
-	uint64	   *ids;
-	int			n;
-} KeyLocks;
-
-static inline void
-key_lock_tag(LOCKTAG *tag, uint64 id)
-{
-	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) (id >> 32), (uint32) id, TS_KEY_LOCK_CLASS);
-}
-
-static KeyLocks
+static void
 lock_keys(const TsTable *t, BatchOp *ops, int n)
 {
-	KeyLocks	kl = {palloc(sizeof(uint64) * Max(n, 1)), 0};
+	uint64	   *ids = palloc(sizeof(uint64) * n);
 
 	for (int i = 0; i < n; i++)
 	{
 		uint64		h = XXH3_64bits_withSeed(VARDATA_ANY(ops[i].pk), VARSIZE_ANY_EXHDR(ops[i].pk), t->relid);
 
-		kl.ids[i] = XXH3_64bits_withSeed(VARDATA_ANY(ops[i].rk), VARSIZE_ANY_EXHDR(ops[i].rk), h);
+		ids[i] = XXH3_64bits_withSeed(VARDATA_ANY(ops[i].rk), VARSIZE_ANY_EXHDR(ops[i].rk), h);
 	}
-	qsort(kl.ids, n, sizeof(uint64), lock_id_cmp);
+	qsort(ids, n, sizeof(uint64), lock_id_cmp);
 	for (int i = 0; i < n; i++)
 	{
 		LOCKTAG		tag;
 
-		if (kl.n > 0 && kl.ids[i] == kl.ids[kl.n - 1])
+		if (i > 0 && ids[i] == ids[i - 1])
 			continue;
-		kl.ids[kl.n++] = kl.ids[i];
-		key_lock_tag(&tag, kl.ids[i]);
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (ids[i] >> 32), (uint32) ids[i], TS_KEY_LOCK_CLASS);
 		(void) LockAcquire(&tag, ExclusiveLock, false, false);
 	}
-	return kl;
-}
-
-/* Release what lock_keys took (the caller's resource owner is current again). */
-static void
-unlock_keys(KeyLocks *kl)
-{
-	for (int i = 0; i < kl->n; i++)
-	{
-		LOCKTAG		tag;
-
-		key_lock_tag(&tag, kl->ids[i]);
-		(void) LockRelease(&tag, ExclusiveLock, false);
-	}
-	kl->n = 0;
+	pfree(ids);
 }
 
 /*
@@ -465,7 +430,6 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 	ResourceOwner owner = CurrentResourceOwner;
 	volatile int current = -1;
 	volatile int checking = -1;
-	KeyLocks	keys;
 
 	/* Step 1: everything checked before anything is written. */
 	ops = batch_parse(doc, len, max_bytes, &n);
@@ -494,7 +458,7 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 	if (OidIsValid(*remote))
 		return NULL;
 
-	keys = lock_keys(&t, ops, n);	/* step 0 */
+	lock_keys(&t, ops, n);		/* step 0 */
 	op_cxt = AllocSetContextCreate(outer, "tablestore batch operation", ALLOCSET_DEFAULT_SIZES);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(outer);
@@ -569,11 +533,9 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 		 */
 		else if (checking > 0 && order_dependent(edata))
 			failed = first_failing_in_request_order(&t, ops, checking, checking, &edata);
-		unlock_keys(&keys);
 		rethrow_for_operation(edata, &t, ops, failed);
 	}
 	PG_END_TRY();
-	unlock_keys(&keys);
 	MemoryContextDelete(op_cxt);
 	*nops = n;
 	return ops;

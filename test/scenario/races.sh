@@ -13,7 +13,9 @@
 #      learns every key's history, once where that range holds too many other entities and each
 #      insert looks for itself;
 #   5. a batch whose first insert takes long learns its keys' history again before the next;
-#   6. a 100-insert batch scans the primary key a few times on the direct path, not 100.
+#   6. a 100-insert batch scans the primary key a few times on the direct path, not 100;
+#   7. a batch over the keys of another transaction's batch waits for that whole transaction:
+#      it sees all of that batch, and a later write of that transaction does not deadlock with it.
 # Runs with the direct path on and off.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DB=scenario_races
@@ -141,6 +143,36 @@ else
 	check "fast_path=$mode: a 100-insert batch looks up each key (got $((after - before)) scans)" \
 		"$([ $((after - before)) -ge 100 ] && echo yes)" "yes"
 fi
+
+# 7. a batch over the keys of another transaction's batch waits for that whole transaction: it
+#    sees all of the batch's writes, not some (the merge of g1 and the insert of g2 together), and
+#    a write of that transaction after its batch (to g1, which the waiting batch also locks) does
+#    not deadlock with it
+q $DB "SELECT tablestore.insert_entity('Race', '{\"PartitionKey\":\"g\",\"RowKey\":\"g1\",\"a\":1}') IS NOT NULL" >/dev/null
+bg "BEGIN; SELECT count(*) FROM jsonb_array_elements(tablestore.execute_batch('Race', '[
+	{\"op\":\"merge\",\"entity\":{\"PartitionKey\":\"g\",\"RowKey\":\"g1\",\"b\":2}},
+	{\"op\":\"insert\",\"entity\":{\"PartitionKey\":\"g\",\"RowKey\":\"g2\",\"b\":2}}]'));
+	SELECT pg_sleep(1.2); COMMIT;" first
+sleep 0.4
+bg "SELECT count(*) FROM jsonb_array_elements(tablestore.execute_batch('Race', '[
+	{\"op\":\"merge\",\"entity\":{\"PartitionKey\":\"g\",\"RowKey\":\"g1\",\"c\":3}},
+	{\"op\":\"merge\",\"entity\":{\"PartitionKey\":\"g\",\"RowKey\":\"g2\",\"c\":3}}]'))" second
+wait
+out first >/dev/null
+check "fast_path=$mode: a batch waiting on another transaction's batch sees all of it" "$(out second)" "2"
+bg "SET deadlock_timeout = '100ms'; BEGIN; SELECT count(*) FROM jsonb_array_elements(tablestore.execute_batch('Race', '[
+	{\"op\":\"merge\",\"entity\":{\"PartitionKey\":\"g\",\"RowKey\":\"g2\",\"d\":4}}]'));
+	SELECT pg_sleep(0.8);
+	SELECT tablestore.merge_entity('Race', '{\"PartitionKey\":\"g\",\"RowKey\":\"g1\",\"d\":4}') IS NOT NULL; COMMIT;" single
+sleep 0.3
+bg "SET deadlock_timeout = '100ms'; SELECT count(*) FROM jsonb_array_elements(tablestore.execute_batch('Race', '[
+	{\"op\":\"merge\",\"entity\":{\"PartitionKey\":\"g\",\"RowKey\":\"g1\",\"e\":5}},
+	{\"op\":\"merge\",\"entity\":{\"PartitionKey\":\"g\",\"RowKey\":\"g2\",\"e\":5}}]'))" batch
+wait
+check "fast_path=$mode: a transaction's write after its batch does not deadlock with a waiting batch" "$(out single | tail -1)" "t"
+check "fast_path=$mode: and the waiting batch then runs" "$(out batch)" "2"
+check "fast_path=$mode: both wrote" \
+	"$(q $DB "SELECT tablestore.prop_int32(properties, 'd') || ',' || tablestore.prop_int32(properties, 'e') FROM tablestore_data.race WHERE partition_key = 'g' ORDER BY row_key" | tr '\n' ' ')" "4,5 4,5 "
 done
 unset PGOPTIONS
 psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null

@@ -38,6 +38,10 @@
 #include "utils/timestamp.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "access/table.h"
+#include "stamp.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
 #include "storage/lock.h"
 
 #include <xxhash.h>
@@ -336,10 +340,12 @@ order_dependent(const ErrorData *edata)
 /*
  * The writes failed (in key order) at operation fallback: run every operation again, in request
  * order, in a subtransaction that is always rolled back, and return the index of the first that
- * fails, with its error in *edata. When none fails this way, fallback and its error stand.
+ * fails, with its error in *edata. When none fails this way, fallback and its error stand. With
+ * merges_only, only the merges run (the others cannot fail: see writes_fail_by_entity_rules_only).
  */
 static int
-first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallback, ErrorData **edata)
+first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallback, bool merges_only,
+							   ErrorData **edata)
 {
 	MemoryContext outer = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -354,7 +360,8 @@ first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallba
 		for (i = 0; i < n; i++)
 		{
 			CHECK_FOR_INTERRUPTS();
-			run_statement(t, &ops[i]);
+			if (!merges_only || ops[i].kind == OP_MERGE || ops[i].kind == OP_UPSERT_MERGE)
+				run_statement(t, &ops[i]);
 		}
 		ts_spi_end();
 	}
@@ -370,6 +377,25 @@ first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallba
 	MemoryContextSwitchTo(outer);
 	CurrentResourceOwner = owner;
 	return failed;
+}
+
+/*
+ * Whether a write to the table can fail only by the entity rules, which the parser checked for
+ * every operation but a merge (the merged entity may pass 252 properties or 1 MiB): no trigger but
+ * the stamp (a foreign key is one), no CHECK constraint, no index but the primary key, no row
+ * level security.
+ */
+static bool
+writes_fail_by_entity_rules_only(const TsTable *t)
+{
+	Relation	rel = table_open(t->relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	bool		only = stamp_trigger_only(rel) && list_length(indexes) == 1 && !rel->rd_rel->relrowsecurity &&
+		(rel->rd_att->constr == NULL || rel->rd_att->constr->num_check == 0);
+
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return only;
 }
 
 /* An error from step 2 on, raised again for the operation it belongs to. */
@@ -526,13 +552,22 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 		CurrentResourceOwner = owner;
 		/* a write failed: name the first operation that fails in request order, as the service does */
 		if (failed >= 0 && order_dependent(edata))
-			failed = first_failing_in_request_order(&t, ops, n, failed, &edata);
+			failed = first_failing_in_request_order(&t, ops, n, failed, false, &edata);
 		/*
 		 * A condition failed (step 3, before any write): an earlier operation whose write would fail
-		 * (a merge past the property or size limits, a constraint, a trigger) fails first.
+		 * (a merge past the property or size limits, a constraint, a trigger) fails first. On a
+		 * table of the entity rules alone only the earlier merges can, and only they run again.
 		 */
 		else if (checking > 0 && order_dependent(edata))
-			failed = first_failing_in_request_order(&t, ops, checking, checking, &edata);
+		{
+			bool		merges_only = writes_fail_by_entity_rules_only(&t);
+			bool		any = !merges_only;
+
+			for (int i = 0; i < checking && !any; i++)
+				any = ops[i].kind == OP_MERGE || ops[i].kind == OP_UPSERT_MERGE;
+			if (any)
+				failed = first_failing_in_request_order(&t, ops, checking, checking, merges_only, &edata);
+		}
 		rethrow_for_operation(edata, &t, ops, failed);
 	}
 	PG_END_TRY();

@@ -65,6 +65,7 @@ sub fresh_dbs
 
 # the files whose differences are by design, with the reason (the same list is in doc/scale-out.md)
 my %by_design = (
+	batch_rerun => 'counts, in the coordinator\'s statistics, the rows a failed batch updated while finding its first failing operation, and adds a CHECK constraint to the table; the batch runs on a node',
 	citus_placeholder => 'plants Citus\'s catalog to show the direct path declining a Citus table; on the coordinator the calls run on the nodes',
 	query_plans => 'shows plans: the coordinator scans foreign partitions where one node scans its index',
 	stamp_trigger => 'alters and inspects the stamp trigger, which is on the nodes\' tables, not the coordinator\'s',

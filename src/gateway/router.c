@@ -28,20 +28,23 @@ static bool
 negotiate(Req *r)
 {
 	const char *f = query_get(&r->target.query, "$format");
-	const char *a = f ? f : r->accept;
+	const char *a;
 
+	if (f && *f == '\0')
+		f = NULL;				/* $format= says nothing */
+	a = f ? f : r->accept;
 	r->meta = META_MINIMAL;
-	if (f && (strcmp(f, "json") == 0))
+	if (f && ascii_ieq(f, "json"))
 		return true;
 	/* $format names a JSON level (below), or Atom, which is refused; anything else is invalid */
-	if (f && strncmp(f, "application/json", 16) != 0 && strcmp(f, "atom") != 0 && strcmp(f, "xml") != 0 &&
-		strncmp(f, "application/atom+xml", 20) != 0 && strncmp(f, "application/xml", 15) != 0)
+	if (f && !ascii_nieq(f, "application/json", 16) && !ascii_ieq(f, "atom") && !ascii_ieq(f, "xml") &&
+		!ascii_nieq(f, "application/atom+xml", 20) && !ascii_nieq(f, "application/xml", 15))
 	{
 		resp_error(r, "InvalidQueryParameterValue",
 				   "Value for one of the query parameters specified in the request URI is invalid: $format must be json or application/json;odata=nometadata, minimalmetadata or fullmetadata.");
 		return false;
 	}
-	if (f && (strcmp(f, "atom") == 0 || strcmp(f, "xml") == 0))
+	if (f && (ascii_ieq(f, "atom") || ascii_ieq(f, "xml")))
 	{
 		resp_error(r, "AtomFormatNotSupported", "Atom format is not supported; use application/json.");
 		return false;

@@ -540,7 +540,7 @@ const batch = (body, extra = {}) => req({ method: 'POST', path: '/$batch', body,
 	ok(other.status === 400 && errCode(other) === 'InvalidQueryParameterValue', 'GET table?comp=list: 400', `${other.status}`);
 	for (const [f, status, code] of [['atom', 415, 'AtomFormatNotSupported'], ['xml', 415, 'AtomFormatNotSupported'],
 		['application/atom+xml', 415, 'AtomFormatNotSupported'], ['bogus', 400, 'InvalidQueryParameterValue'],
-		['json', 200, undefined], ['application/json;odata=nometadata', 200, undefined]]) {
+		['json', 200, undefined], ['JSON', 200, undefined], ['', 200, undefined], ['application/json;odata=nometadata', 200, undefined]]) {
 		const r = await req({ path: '/Tables', query: `$format=${encodeURIComponent(f)}` });
 		ok(r.status === status && (code === undefined || errCode(r) === code), `$format=${f}: ${status}${code ? ' ' + code : ''}`, `${r.status} ${errCode(r)}`);
 	}

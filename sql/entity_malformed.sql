@@ -105,7 +105,7 @@ SELECT s AS ends_a_run, count(*) FILTER (WHERE prop_string(doc::entity, 'a') = d
 	count(*) AS offsets
 FROM unnest(ARRAY['\"', '\\', '\/', '\n', '\u00e9', 'é', '€', '😀', '\ud83d\ude00', 'x\"y']) s,
 	generate_series(0, 17) k, LATERAL (SELECT '{"a":"' || repeat('x', k) || s || repeat('y', 17 - k) || '"}') d(doc)
-GROUP BY s ORDER BY s;
+GROUP BY s ORDER BY s COLLATE "C";
 SELECT k, pg_temp.entity('{"a":"' || repeat('x', k) || E'\t' || repeat('y', 9) || '"}') AS control_character,
 	pg_temp.entity('{"a":"' || repeat('x', k)) AS unterminated
 FROM generate_series(0, 9) k;

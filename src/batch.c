@@ -123,38 +123,43 @@ raise_absent(const TsTable *t, BatchOp *op)
 	batch_op_error(op->index, TSE_RESOURCE_NOT_FOUND, "the entity %s does not exist", ts_keys_excerpt(op->pk, op->rk));
 }
 
-/*
- * Step 3: the conditions, in request order. *at is the operation being checked while it is (so
- * that a failure names it), -1 after.
- */
-static void
-check_conditions(const TsTable *t, BatchOp *ops, int n, volatile int *at)
+/* Step 3: the conditions, in request order: the index of the first that fails, or -1. */
+static int
+first_failed_condition(BatchOp *ops, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
 		BatchOp    *op = &ops[i];
 
-		*at = i;
 		switch (op->kind)
 		{
 			case OP_INSERT:
 				if (op->exists)
-					batch_op_error(i, TSE_ENTITY_EXISTS, "the entity %s already exists", ts_keys_excerpt(op->pk, op->rk));
+					return i;
 				break;
 			case OP_UPDATE:
 			case OP_MERGE:
 			case OP_DELETE:
-				if (!op->exists)
-					raise_absent(t, op);
-				if (op->if_match && ts_key_cmp(op->if_match, op->current_etag) != 0)
-					batch_op_error(i, TSE_CONDITION_FAILED, "the entity %s has changed: its ETag is not the If-Match value",
-							 ts_keys_excerpt(op->pk, op->rk));
+				if (!op->exists || (op->if_match && ts_key_cmp(op->if_match, op->current_etag) != 0))
+					return i;
 				break;
 			default:
 				break;
 		}
 	}
-	*at = -1;
+	return -1;
+}
+
+/* Raise the error of an operation whose condition failed. */
+static void
+raise_condition(const TsTable *t, BatchOp *op)
+{
+	if (op->kind == OP_INSERT)
+		batch_op_error(op->index, TSE_ENTITY_EXISTS, "the entity %s already exists", ts_keys_excerpt(op->pk, op->rk));
+	if (!op->exists)
+		raise_absent(t, op);
+	batch_op_error(op->index, TSE_CONDITION_FAILED, "the entity %s has changed: its ETag is not the If-Match value",
+				   ts_keys_excerpt(op->pk, op->rk));
 }
 
 /*
@@ -340,12 +345,10 @@ order_dependent(const ErrorData *edata)
 /*
  * The writes failed (in key order) at operation fallback: run every operation again, in request
  * order, in a subtransaction that is always rolled back, and return the index of the first that
- * fails, with its error in *edata. When none fails this way, fallback and its error stand. With
- * merges_only, only the merges run (the others cannot fail: see writes_fail_by_entity_rules_only).
+ * fails, with its error in *edata. When none fails this way, fallback and its error stand.
  */
 static int
-first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallback, bool merges_only,
-							   ErrorData **edata)
+first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallback, ErrorData **edata)
 {
 	MemoryContext outer = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -360,8 +363,7 @@ first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallba
 		for (i = 0; i < n; i++)
 		{
 			CHECK_FOR_INTERRUPTS();
-			if (!merges_only || ops[i].kind == OP_MERGE || ops[i].kind == OP_UPSERT_MERGE)
-				run_statement(t, &ops[i]);
+			run_statement(t, &ops[i]);
 		}
 		ts_spi_end();
 	}
@@ -396,6 +398,36 @@ writes_fail_by_entity_rules_only(const TsTable *t)
 	list_free(indexes);
 	table_close(rel, AccessShareLock);
 	return only;
+}
+
+/*
+ * Operation k failed its condition (step 3, before any write). An earlier operation whose write
+ * would fail (a merge past 252 properties or 1 MiB, a constraint, a trigger) fails first, in
+ * request order, as the service names it: run the earlier operations that could, here, in the
+ * batch's subtransaction, where the lock step holds their rows (their writes go with the
+ * subtransaction's rollback). *current is the one running, so that its error names it. On a table
+ * of the entity rules alone only merges can fail, and only they run.
+ */
+static void
+run_earlier_writes(const TsTable *t, BatchOp *ops, int k, volatile int *current)
+{
+	bool		merges_only = writes_fail_by_entity_rules_only(t);
+	bool		spi = false;
+
+	for (int i = 0; i < k; i++)
+	{
+		if (merges_only && ops[i].kind != OP_MERGE && ops[i].kind != OP_UPSERT_MERGE)
+			continue;
+		if (!spi)
+			ts_spi_begin();
+		spi = true;
+		*current = i;
+		CHECK_FOR_INTERRUPTS();
+		run_statement(t, &ops[i]);
+	}
+	*current = -1;
+	if (spi)
+		ts_spi_end();
 }
 
 /* An error from step 2 on, raised again for the operation it belongs to. */
@@ -455,7 +487,7 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 	MemoryContext op_cxt;
 	ResourceOwner owner = CurrentResourceOwner;
 	volatile int current = -1;
-	volatile int checking = -1;
+	volatile bool in_request_order = false;
 
 	/* Step 1: everything checked before anything is written. */
 	ops = batch_parse(doc, len, max_bytes, &n);
@@ -497,8 +529,15 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 
 		if (!inserts_only)
 		{
+			int			k;
+
 			lock_existing(&t, sorted, n, outer);	/* step 2 */
-			check_conditions(&t, ops, n, &checking);	/* step 3 */
+			if ((k = first_failed_condition(ops, n)) >= 0)	/* step 3 */
+			{
+				in_request_order = true;
+				run_earlier_writes(&t, ops, k, &current);
+				raise_condition(&t, &ops[k]);
+			}
 		}
 		fb = fast_batch_begin(&t, needed);	/* step 4 */
 		if (fb == NULL)
@@ -550,24 +589,12 @@ batch_run(const TsTable *tp, const char *doc, size_t len, size_t max_bytes, cons
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(outer);
 		CurrentResourceOwner = owner;
-		/* a write failed: name the first operation that fails in request order, as the service does */
-		if (failed >= 0 && order_dependent(edata))
-			failed = first_failing_in_request_order(&t, ops, n, failed, false, &edata);
 		/*
-		 * A condition failed (step 3, before any write): an earlier operation whose write would fail
-		 * (a merge past the property or size limits, a constraint, a trigger) fails first. On a
-		 * table of the entity rules alone only the earlier merges can, and only they run again.
+		 * a write in key order failed: name the first operation that fails in request order, as the
+		 * service does (the writes run_earlier_writes ran were in request order already)
 		 */
-		else if (checking > 0 && order_dependent(edata))
-		{
-			bool		merges_only = writes_fail_by_entity_rules_only(&t);
-			bool		any = !merges_only;
-
-			for (int i = 0; i < checking && !any; i++)
-				any = ops[i].kind == OP_MERGE || ops[i].kind == OP_UPSERT_MERGE;
-			if (any)
-				failed = first_failing_in_request_order(&t, ops, checking, checking, merges_only, &edata);
-		}
+		if (failed >= 0 && !in_request_order && order_dependent(edata))
+			failed = first_failing_in_request_order(&t, ops, n, failed, &edata);
 		rethrow_for_operation(edata, &t, ops, failed);
 	}
 	PG_END_TRY();

@@ -10,7 +10,9 @@
  *    that exist, in key order (FOR UPDATE), and returns their ETags. An insert-only batch skips
  *    this: the primary key finds an entity that exists.
  * 3. Insert, If-Match and existence conditions are checked against those locked rows in
- *    request order, so the first failing operation is the one reported.
+ *    request order, so the first failing operation is the one reported; before its error, the
+ *    earlier operations that could fail while writing run (run_earlier_writes), so that one of
+ *    them that fails is named instead, as the service names the first failure.
  * 4. The operations run in key order: on the direct path with one executor state for the whole
  *    batch where it applies, else each through its kind's prepared statement. Every wait is thus
  *    in ascending key order, and overlapping batches queue instead of deadlocking.
@@ -406,7 +408,8 @@ writes_fail_by_entity_rules_only(const TsTable *t)
  * request order, as the service names it: run the earlier operations that could, here, in the
  * batch's subtransaction, where the lock step holds their rows (their writes go with the
  * subtransaction's rollback). *current is the one running, so that its error names it. On a table
- * of the entity rules alone only merges can fail, and only they run.
+ * of the entity rules alone only merges of existing entities can fail, and only they run: all
+ * their rows are locked already, so they wait for nothing.
  */
 static void
 run_earlier_writes(const TsTable *t, BatchOp *ops, int k, volatile int *current)
@@ -416,7 +419,8 @@ run_earlier_writes(const TsTable *t, BatchOp *ops, int k, volatile int *current)
 
 	for (int i = 0; i < k; i++)
 	{
-		if (merges_only && ops[i].kind != OP_MERGE && ops[i].kind != OP_UPSERT_MERGE)
+		/* (an upsert_merge of an absent entity inserts what the parser checked: it cannot fail) */
+		if (merges_only && ops[i].kind != OP_MERGE && !(ops[i].kind == OP_UPSERT_MERGE && ops[i].exists))
 			continue;
 		if (!spi)
 			ts_spi_begin();

@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "entity.h"
+#include "row_json.h"
 #include "stamp.h"
 #include "ts_table.h"
 
@@ -38,7 +39,8 @@ typedef struct BatchOp
 	Entity	   *props;			/* the entity without its keys */
 	text	   *if_match;		/* NULL: none or "*" */
 	bool		echo;			/* an insert whose entity the REST answer returns (rest_batch) */
-	const char *echo_metadata;	/* the metadata level it is returned at; NULL: the call's */
+	bool		echo_at_level;	/* returned at echo_level, not at the call's metadata level */
+	JsonMetadata echo_level;
 	bool		exists;			/* found and locked before the writes */
 	text	   *current_etag;
 	WriteStamp	result;			/* the new ETag and Timestamp; no ETag for a delete */

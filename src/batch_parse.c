@@ -12,7 +12,6 @@
 
 #include "entity.h"
 #include "json_lex.h"
-#include "row_json.h"
 #include "ts_support.h"
 #include "etag.h"
 #include "ts_table.h"
@@ -195,18 +194,11 @@ read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 		else if (m == M_ECHO)
 		{
 			JsonToken	t;
-			JsonMetadata level;
 
 			if (!json_next(d, &t) || (t.kind == JT_STRING && !json_decode_string(d, &t)))
 				raise_for_operation(index, d->err);
-			if (t.kind == JT_STRING && row_json_metadata_from_name(t.p, t.len, &level))
-			{
-				MemoryContext old = MemoryContextSwitchTo(keep);
-
-				op->echo_metadata = pnstrdup(t.p, t.len);
-				MemoryContextSwitchTo(old);
-			}
-			else if (t.kind != JT_TRUE && t.kind != JT_FALSE)
+			op->echo_at_level = t.kind == JT_STRING && row_json_metadata_from_name(t.p, t.len, &op->echo_level);
+			if (!op->echo_at_level && t.kind != JT_TRUE && t.kind != JT_FALSE)
 				batch_op_error(index, TSE_BATCH_MALFORMED,
 							   "\"echo\" must be true, false or a metadata level (nometadata, minimalmetadata, fullmetadata)");
 			op->echo = t.kind != JT_FALSE;

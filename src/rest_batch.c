@@ -63,10 +63,8 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 			EntityView	v;
 			RestTarget	ort = rt;
 
-			/* a sub-request's own Accept (checked by batch_parse) */
-			if (op->echo_metadata != NULL &&
-				!row_json_metadata_from_name(op->echo_metadata, strlen(op->echo_metadata), &ort.metadata))
-				elog(ERROR, "tablestore: unknown metadata level");
+			if (op->echo_at_level)
+				ort.metadata = op->echo_level;	/* a sub-request's own Accept */
 
 			entity_view_of(&v, op->props);
 			r.pk = VARDATA_ANY(op->pk);

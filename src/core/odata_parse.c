@@ -160,6 +160,15 @@ apply(Parser *ps, OpKind op, int pos)
 	return true;
 }
 
+/* Pop the operator on top of the stack and apply it. */
+static bool
+apply_top(Parser *ps)
+{
+	OpEntry		top = ps->ops[--ps->nops];
+
+	return apply(ps, top.kind, top.pos);
+}
+
 static int
 precedence(OpKind k)
 {
@@ -326,11 +335,8 @@ odata_parse(const char *filter, size_t len, int max_comparisons, int *ncompariso
 		if (tok.kind == OT_RPAREN)
 		{
 			while (ps.nops > 0 && ps.ops[ps.nops - 1].kind != OP_LPAREN)
-			{
-				ps.nops--;
-				if (!apply(&ps, ps.ops[ps.nops].kind, ps.ops[ps.nops].pos))
+				if (!apply_top(&ps))
 					return NULL;
-			}
 			if (ps.nops == 0)
 			{
 				parse_error(&ps, TSE_FILTER_SYNTAX, tok.pos, "')' without a matching '('");
@@ -344,11 +350,8 @@ odata_parse(const char *filter, size_t len, int max_comparisons, int *ncompariso
 
 			while (ps.nops > 0 && ps.ops[ps.nops - 1].kind != OP_LPAREN &&
 				   precedence(ps.ops[ps.nops - 1].kind) >= precedence(k))
-			{
-				ps.nops--;
-				if (!apply(&ps, ps.ops[ps.nops].kind, ps.ops[ps.nops].pos))
+				if (!apply_top(&ps))
 					return NULL;
-			}
 			push_op(&ps, k, tok.pos);
 			expect_operand = true;
 		}

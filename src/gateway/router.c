@@ -23,33 +23,29 @@ verb_is(const Req *r, const char *v)
 	return strcmp(r->verb, v) == 0;
 }
 
-/* Metadata level from $format, else Accept. false: 415 answered. */
+/* Metadata level from $format, else Accept. false: 400 (an unknown $format) or 415 answered. */
 static bool
 negotiate(Req *r)
 {
 	const char *f = query_get(&r->target.query, "$format");
-	const char *a;
+	bool		atom = false;
 
+	r->meta = META_MINIMAL;
 	if (f && *f == '\0')
 		f = NULL;				/* $format= says nothing */
-	a = f ? f : r->accept;
-	r->meta = META_MINIMAL;
 	if (f && ascii_ieq(f, "json"))
 		return true;
-	/* $format names a JSON level (below), or Atom, which is refused; anything else is invalid */
-	if (f && !ascii_nieq(f, "application/json", 16) && !ascii_ieq(f, "atom") && !ascii_ieq(f, "xml") &&
-		!ascii_nieq(f, "application/atom+xml", 20) && !ascii_nieq(f, "application/xml", 15))
+	/* $format names a JSON level (read as an Accept is), or Atom, which is refused; nothing else */
+	if (f && (ascii_ieq(f, "atom") || ascii_ieq(f, "xml")))
+		atom = true;
+	else if (f && !ascii_nieq(f, "application/json", 16) && !ascii_nieq(f, "application/atom+xml", 20) &&
+			 !ascii_nieq(f, "application/xml", 15))
 	{
 		resp_error(r, "InvalidQueryParameterValue",
 				   "Value for one of the query parameters specified in the request URI is invalid: $format must be json or application/json;odata=nometadata, minimalmetadata or fullmetadata.");
 		return false;
 	}
-	if (f && (ascii_ieq(f, "atom") || ascii_ieq(f, "xml")))
-	{
-		resp_error(r, "AtomFormatNotSupported", "Atom format is not supported; use application/json.");
-		return false;
-	}
-	if (!meta_of_accept(a, &r->meta))
+	if (atom || !meta_of_accept(f ? f : r->accept, &r->meta))
 	{
 		resp_error(r, "AtomFormatNotSupported", "Atom format is not supported; use application/json.");
 		return false;

@@ -4,6 +4,8 @@
 #
 # The extension is built once, with Assert()s enabled and warnings as errors (make TS_ASSERT=1).
 #
+#   layers       test/arch/layers.pl: no two files of the extension or of the gateway call each
+#                other (no cycle), over the objects just built
 #   pg_regress   sql/<feature>.sql against expected/<feature>.out (make installcheck)
 #   pgTAP        test/pgtap/*.sql through pg_prove, each file in its own database (make installcheck-pgtap)
 #   scenarios    test/scenario/*.sh (concurrency, pg_dump round trip, patterns)
@@ -27,7 +29,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PASSED=0
 FAILED=0
 FAILURES=()
-ONLY=${TS_TEST_ONLY:-regress,pgtap,scenario,tap,gateway,sdk,fuzz,soak,demo,bench}
+ONLY=${TS_TEST_ONLY:-layers,regress,pgtap,scenario,tap,gateway,sdk,fuzz,soak,demo,bench}
 
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
@@ -52,6 +54,15 @@ ts_shared_copy() {
 	chmod -R a+rX "$dir"
 	chown -R "$(ts_server_user)" "$dir"
 	echo "$dir"
+}
+
+# The layering rule of doc/architecture.md, on the objects of each program.
+run_layers() {
+	ts_log "layers (test/arch/layers.pl: no file cycles)"
+	perl "$TS_ROOT/test/arch/layers.pl" extension "$TS_ROOT"/src/*.o "$TS_ROOT"/src/core/*.o
+	record "layers/extension" $?
+	perl "$TS_ROOT/test/arch/layers.pl" gateway "$TS_ROOT"/src/gateway/*.gw.o
+	record "layers/gateway" $?
 }
 
 # Each runner below calls a Makefile target for one file, so every file is reported on its own.
@@ -202,6 +213,7 @@ run_bench() {
 ts_setup TS_ASSERT=1
 ts_node_setup
 ts_cluster_start fsync=off synchronous_commit=off max_connections=120
+want layers && run_layers
 want regress && run_regress
 want pgtap && run_pgtap
 want scenario && run_scenarios

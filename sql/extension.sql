@@ -1,6 +1,6 @@
 -- extension: the extension's objects - every one described (COMMENT ON), the internals not
--- executable by PUBLIC - and the upgrade path: the previous release plus ALTER EXTENSION UPDATE
--- gives exactly the objects of a fresh install.
+-- executable by PUBLIC - and the upgrade paths: each release (0.1.0, 0.2.0) plus ALTER EXTENSION
+-- UPDATE gives exactly the objects of a fresh install.
 SET client_min_messages = warning;
 
 -- Every member of the extension, with what defines it, its privileges and its description.
@@ -59,6 +59,16 @@ UNION ALL
 (SELECT 'only in a fresh install', * FROM fresh EXCEPT SELECT 'only in a fresh install', * FROM upgraded)
 ORDER BY 1, 2;
 SELECT count(*) AS compared_objects FROM fresh;
+-- and from the previous release
+DROP EXTENSION tablestore CASCADE;
+CREATE EXTENSION tablestore VERSION '0.2.0';
+ALTER EXTENSION tablestore UPDATE;
+SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
+CREATE TEMP TABLE upgraded_from_previous AS SELECT * FROM pg_temp.extension_objects();
+(SELECT 'only after the upgrade' AS side, * FROM upgraded_from_previous EXCEPT SELECT 'only after the upgrade', * FROM fresh)
+UNION ALL
+(SELECT 'only in a fresh install', * FROM fresh EXCEPT SELECT 'only in a fresh install', * FROM upgraded_from_previous)
+ORDER BY 1, 2;
 -- back to a fresh install for the files that follow
 DROP EXTENSION tablestore CASCADE;
 CREATE EXTENSION tablestore;

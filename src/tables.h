@@ -1,7 +1,7 @@
 /*
- * tables.h - the lifecycle of tables (tables.c): the DDL of a table's relation, its stamp trigger
- * and its registry row, which create_table and the distribution of tables (distribute.c) share.
- * They run inside an SPI session.
+ * tables.h - what a table is made of (tables.c): the DDL of a table's relation, its stamp trigger
+ * and its registry row, which create_table (table_commands.c) and the distribution of tables
+ * (distribute.c) share. They run inside an SPI session.
  */
 #ifndef TABLES_H
 #define TABLES_H
@@ -17,9 +17,6 @@ typedef enum TsTableShape
 	TS_SHAPE_COORDINATOR		/* a distributed table on the coordinator: hash-partitioned over foreign
 								 * partitions, which allow no primary key */
 } TsTableShape;
-
-/* Run a statement with text arguments (at most 2); raises unless SPI answers expect. */
-extern void ts_run_sql(const char *sql, int nargs, const char *const *args, int expect);
 
 /* CREATE TABLE tablestore_data.<key> in the layout of table_layout.h, with its comment. */
 extern void ts_table_create_relation(const char *key, const char *name, TsTableShape shape);

@@ -3,9 +3,11 @@
  */
 #include "ts_support.h"
 
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "plan_cache.h"
 #include "ts_report.h"
+#include "utils/builtins.h"
 
 void
 ts_require_arg(FunctionCallInfo fcinfo, int n, const char *name)
@@ -45,4 +47,16 @@ ts_spi_end(void)
 {
 	ts_plan_cache_end();
 	SPI_finish();
+}
+
+void
+ts_run_sql(const char *sql, int nargs, const char *const *args, int expect)
+{
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		values[2];
+
+	for (int i = 0; i < nargs; i++)
+		values[i] = CStringGetTextDatum(args[i]);
+	if (SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0) != expect)
+		elog(ERROR, "tablestore: \"%s\" failed", sql);
 }

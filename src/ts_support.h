@@ -1,7 +1,7 @@
 /*
  * ts_support.h - small helpers that the SQL-callable functions share: argument checks, bounded
- * key excerpts for messages, the "operation N: " prefix of batch errors, and SPI sessions that
- * hold cached plans.
+ * key excerpts for messages, the "operation N: " prefix of batch errors, SPI sessions that hold
+ * cached plans, and running one statement through SPI.
  */
 #ifndef TS_SUPPORT_H
 #define TS_SUPPORT_H
@@ -19,6 +19,9 @@ extern const char *ts_keys_excerpt(const text *pk, const text *rk);
 /* "operation N: ", the prefix of every error about one operation of a batch. */
 #define TS_OPERATION_PREFIX_BUF 32
 extern const char *ts_operation_prefix(char *buf, int index);
+
+/* Run a statement with text arguments (at most 2) inside SPI; raises unless SPI answers expect. */
+extern void ts_run_sql(const char *sql, int nargs, const char *const *args, int expect);
 
 /* SPI_connect and ts_plan_cache_begin; ts_spi_end undoes both. */
 extern void ts_spi_begin(void);

@@ -15,6 +15,23 @@ meta_name(MetaLevel m)
 }
 
 bool
+meta_of_accept(const char *a, MetaLevel *m)
+{
+	if (a == NULL)
+		return true;
+	if (strstr(a, "odata=nometadata"))
+		*m = META_NONE;
+	else if (strstr(a, "odata=fullmetadata"))
+		*m = META_FULL;
+	else if (strstr(a, "odata=minimalmetadata"))
+		*m = META_MINIMAL;
+	else if ((strstr(a, "application/atom+xml") || strstr(a, "application/xml")) && !strstr(a, "json") &&
+			 !strstr(a, "*/*"))
+		return false;
+	return true;
+}
+
+bool
 body_text(Req *r, const char **out)
 {
 	const char *b = r->body.data ? r->body.data : "";

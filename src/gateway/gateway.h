@@ -192,8 +192,6 @@ extern void log_request(Req *r);
 extern void log_msg(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 extern void log_debug(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 
-#endif
-
 /* common.c: helpers shared by the handlers */
 extern const char *meta_name(MetaLevel m);	/* 'nometadata' | 'minimalmetadata' | 'fullmetadata' */
 /* The level an Accept header asks for, into *m (left as it is when it names none); false: Atom only. */
@@ -205,3 +203,5 @@ extern void set_token_header(Req *r, const char *header, const char *key);
 extern char *entity_url(Req *r, const char *table, const char *pk, size_t pk_len, const char *rk, size_t rk_len);
 extern bool prefer_no_content(const char *prefer);
 extern bool header_text_ok(const char *v);	/* printable, bounded: usable as a SQL text parameter */
+
+#endif

@@ -53,23 +53,6 @@ negotiate(Req *r)
 	return true;
 }
 
-bool
-meta_of_accept(const char *a, MetaLevel *m)
-{
-	if (a == NULL)
-		return true;
-	if (strstr(a, "odata=nometadata"))
-		*m = META_NONE;
-	else if (strstr(a, "odata=fullmetadata"))
-		*m = META_FULL;
-	else if (strstr(a, "odata=minimalmetadata"))
-		*m = META_MINIMAL;
-	else if ((strstr(a, "application/atom+xml") || strstr(a, "application/xml")) && !strstr(a, "json") &&
-			 !strstr(a, "*/*"))
-		return false;
-	return true;
-}
-
 static bool
 content_is_atom(const Req *r)
 {

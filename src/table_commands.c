@@ -1,0 +1,82 @@
+/*
+ * table_commands.c - tablestore.create_table and drop_table: the lifecycle of tables (SQL
+ * interface in doc/sql-reference.md). A command layer above tables.c (what a table is made of)
+ * and distribute.c (what a distributed table adds), which call neither each other nor this file.
+ *
+ * A table named N is the relation tablestore_data.lower(N) with the layout of table_layout.h;
+ * the registry tablestore.tables keeps N as it was created. The DDL runs as the caller (who needs
+ * CREATE on tablestore_data, and owns the table); the registry row is written as the extension's
+ * owner, so that callers need no write access to the registry. The sql_drop event trigger
+ * (tablestore_internal.forget_dropped_tables) removes the row however the table is dropped.
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "nodes/makefuncs.h"
+#include "storage/lmgr.h"
+#include "distribute.h"
+#include "tables.h"
+#include "ts_report.h"
+#include "ts_support.h"
+#include "ts_table.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+/* tablestore.create_table(name text) -> regclass */
+PG_FUNCTION_INFO_V1(tablestore_create_table);
+Datum
+tablestore_create_table(PG_FUNCTION_ARGS)
+{
+	text	   *name;
+	char		key[TS_TABLE_NAME_MAX + 1];
+	const char *args[2];
+	Oid			relid;
+
+	ts_require_arg(fcinfo, 0, "name");
+	name = PG_GETARG_TEXT_PP(0);
+	ts_table_key(name, key);
+	args[0] = text_to_cstring(name);
+	args[1] = key;
+
+	SPI_connect();
+	/* one creator per name at a time; names are unique ignoring case */
+	ts_run_sql("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('tablestore.create_table'), "
+			"pg_catalog.hashtext($2))", 2, args, SPI_OK_SELECT);
+	if (OidIsValid(get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false))))
+		ts_raisef(TSE_TABLE_EXISTS, "a table named \"%s\" exists (names are unique ignoring case)",
+				  ts_table_registered_name(key));
+	ts_table_create_relation(key, args[0], TS_SHAPE_TABLE);
+	ts_table_create_stamp_trigger(key);
+	ts_table_register(args[0], key);
+	SPI_finish();
+
+	/* a coordinator that distributes every new table (tablestore.distribute_new_tables) */
+	ts_distribute_new_table(args[0]);
+	relid = get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false));
+	PG_RETURN_OID(relid);
+}
+
+/* tablestore.drop_table(name text): the table and all its entities, one catalog operation */
+PG_FUNCTION_INFO_V1(tablestore_drop_table);
+Datum
+tablestore_drop_table(PG_FUNCTION_ARGS)
+{
+	char		key[TS_TABLE_NAME_MAX + 1];
+	text	   *name;
+
+	ts_require_arg(fcinfo, 0, "name");
+	name = PG_GETARG_TEXT_PP(0);
+	ts_table_key(name, key);
+	/* locked before it is looked at: a concurrent drop makes this one ResourceNotFound */
+	if (!OidIsValid(RangeVarGetRelidExtended(makeRangeVar(TS_DATA_SCHEMA, key, -1), AccessExclusiveLock,
+											 RVR_MISSING_OK, NULL, NULL)))
+		ts_raisef(TSE_RESOURCE_NOT_FOUND, "the table \"%s\" does not exist", text_to_cstring(name));	/* the service's answer */
+	SPI_connect();
+	ts_drop_table_shards(key, text_to_cstring(name));	/* a distributed table's parts on its nodes */
+	if (SPI_execute(psprintf("DROP TABLE " TS_DATA_SCHEMA ".%s", quote_identifier(key)), false, 0) < 0)
+		elog(ERROR, "tablestore: dropping the table failed");
+	SPI_finish();
+	PG_RETURN_VOID();
+}

@@ -27,7 +27,7 @@ REGRESS_OPTS = --load-extension=$(EXTENSION) --encoding=UTF8
 PGTAP_TESTS = $(sort $(wildcard test/pgtap/*.sql))
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
-PG_CPPFLAGS += -Isrc -Isrc/core
+PG_CPPFLAGS += -Isrc -Isrc/core -DTS_VERSION='"$(EXTVERSION)"'
 PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 # header dependencies (PGXS tracks none unless PostgreSQL was configured with --enable-depend)
 PG_CFLAGS += -MMD -MP

@@ -617,7 +617,7 @@ execute_batch(FunctionCallInfo fcinfo, text *tbl, const char *doc, size_t len)
 	Oid			remote;
 
 	ts_table_resolve(tbl, &t);
-	ops = batch_run(&t, doc, len, BATCH_MAX_BYTES, NULL, &n, &remote);
+	ops = batch_run(&t, doc, len, TS_BODY_MAX_BYTES, NULL, &n, &remote);
 	if (OidIsValid(remote))
 		return ts_forward_call(fcinfo, remote, true);
 	return result_document(ops, n);

@@ -10,15 +10,9 @@
 #include "entity.h"
 #include "row_json.h"
 #include "stamp.h"
+#include "ts_protocol.h"
 #include "ts_table.h"
 
-#define BATCH_MAX_OPERATIONS 100
-#define BATCH_MAX_BYTES (4 * 1024 * 1024)
-/*
- * The document of rest_batch: the gateway holds the request to 4 MiB and passes each
- * sub-request's body as a JSON string (entity_json), whose escaping at most doubles it.
- */
-#define BATCH_MAX_REST_BYTES (2 * BATCH_MAX_BYTES + 64 * 1024)
 
 typedef enum BatchOpKind
 {

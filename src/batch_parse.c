@@ -312,8 +312,8 @@ batch_parse(const char *doc, size_t len, size_t max_bytes, int *n)
 	count = prescan(doc, len);
 	if (count == 0)
 		ts_raisef(TSE_BATCH_MALFORMED, "a batch needs at least one operation");
-	if (count > BATCH_MAX_OPERATIONS)
-		ts_raisef(TSE_BATCH_TOO_MANY, "the batch has %d operations; the limit is %d", count, BATCH_MAX_OPERATIONS);
+	if (count > TS_BATCH_MAX_OPERATIONS)
+		ts_raisef(TSE_BATCH_TOO_MANY, "the batch has %d operations; the limit is %d", count, TS_BATCH_MAX_OPERATIONS);
 
 	ops = palloc0(sizeof(BatchOp) * count);
 	scratch = AllocSetContextCreate(keep, "tablestore batch parse", ALLOCSET_SMALL_SIZES);

@@ -10,10 +10,10 @@
 #include "fmgr.h"
 #include "odata.h"
 #include "select_list.h"
+#include "ts_protocol.h"
 #include "ts_table.h"
 
 #define TS_KEY_ORDER "ORDER BY partition_key, row_key"
-#define TS_PAGE_MAX 1000
 
 extern int	ts_max_filter_comparisons;	/* tablestore.max_filter_comparisons */
 extern int	ts_query_time_budget_ms;	/* tablestore.query_time_budget */

@@ -42,7 +42,7 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 	table = rest_table_name(fcinfo, 0);
 	doc = PG_GETARG_TEXT_PP(1);
 	scoped = key_scope_from_arg(fcinfo, 5, &ks);
-	ops = batch_run(&t, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), BATCH_MAX_REST_BYTES, scoped ? &ks : NULL, &n, &remote);
+	ops = batch_run(&t, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), TS_REST_BATCH_MAX_BYTES, scoped ? &ks : NULL, &n, &remote);
 	if (OidIsValid(remote))
 		return ts_forward_call(fcinfo, remote, true);
 

@@ -30,7 +30,7 @@ ts_keys_excerpt(const text *pk, const text *rk)
 const char *
 ts_operation_prefix(char *buf, int index)
 {
-	snprintf(buf, TS_OPERATION_PREFIX_BUF, "operation %d: ", index);
+	snprintf(buf, TS_OPERATION_PREFIX_BUF, TS_OPERATION_PREFIX "%d: ", index);
 	return buf;
 }
 

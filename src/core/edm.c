@@ -628,6 +628,34 @@ edm_base64_decode(const char *s, size_t len, uint8 *out, size_t *outlen)
 
 /* ---------- UTF-8, UTF-16 lengths, keys and names ---------- */
 
+int
+edm_utf8_encode(uint32 cp, char *out)
+{
+	if (cp < 0x80)
+	{
+		out[0] = (char) cp;
+		return 1;
+	}
+	if (cp < 0x800)
+	{
+		out[0] = (char) (0xC0 | (cp >> 6));
+		out[1] = (char) (0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000)
+	{
+		out[0] = (char) (0xE0 | (cp >> 12));
+		out[1] = (char) (0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char) (0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char) (0xF0 | (cp >> 18));
+	out[1] = (char) (0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char) (0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char) (0x80 | (cp & 0x3F));
+	return 4;
+}
+
 uint32
 edm_utf16_len(const char *s, size_t len)
 {

@@ -137,6 +137,8 @@ edm_word8_has_byte(uint64 w, unsigned char b)
 
 extern uint32 edm_utf16_len(const char *s, size_t len);
 extern bool edm_utf8_valid(const char *s, size_t len);
+/* The UTF-8 bytes of a code point (at most U+10FFFF) into out[4]; returns how many. */
+extern int	edm_utf8_encode(uint32 cp, char *out);
 extern EdmCheck edm_check_name(const char *s, size_t len);
 extern EdmCheck edm_check_key(const char *s, size_t len);
 extern bool edm_is_reserved_name(const char *s, size_t len);

@@ -9,8 +9,8 @@
  * dropped. Backend-free.
  */
 #include "entity_format.h"
+#include "json_lex.h"
 
-static const char hexdigits[] = "0123456789abcdef";
 
 void
 entity_append_json_string(StringInfo out, const char *s, size_t len)
@@ -21,50 +21,14 @@ entity_append_json_string(StringInfo out, const char *s, size_t len)
 	appendStringInfoCharMacro(out, '"');
 	for (size_t i = 0; i < len; i++)
 	{
-		unsigned char c = (unsigned char) s[i];
-		char		esc;
+		char		esc[6];
+		int			n = json_escape_byte((unsigned char) s[i], esc);
 
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (n == 0)
 			continue;
 		appendBinaryStringInfo(out, s + run, (int) (i - run));
+		appendBinaryStringInfo(out, esc, n);
 		run = i + 1;
-		switch (c)
-		{
-			case '"':
-				esc = '"';
-				break;
-			case '\\':
-				esc = '\\';
-				break;
-			case '\b':
-				esc = 'b';
-				break;
-			case '\f':
-				esc = 'f';
-				break;
-			case '\n':
-				esc = 'n';
-				break;
-			case '\r':
-				esc = 'r';
-				break;
-			case '\t':
-				esc = 't';
-				break;
-			default:
-				esc = 0;
-		}
-		if (esc)
-		{
-			appendStringInfoCharMacro(out, '\\');
-			appendStringInfoCharMacro(out, esc);
-		}
-		else
-		{
-			char		u[6] = {'\\', 'u', '0', '0', hexdigits[c >> 4], hexdigits[c & 15]};
-
-			appendBinaryStringInfo(out, u, 6);
-		}
 	}
 	appendBinaryStringInfo(out, s + run, (int) (len - run));
 	appendStringInfoCharMacro(out, '"');

@@ -222,34 +222,6 @@ json_expect(JsonLex *lx, JsonToken *t, JsonTok k, const char *what)
 	return true;
 }
 
-static void
-put_utf8(char **o, uint32 cp)
-{
-	char	   *p = *o;
-
-	if (cp < 0x80)
-		*p++ = (char) cp;
-	else if (cp < 0x800)
-	{
-		*p++ = (char) (0xC0 | (cp >> 6));
-		*p++ = (char) (0x80 | (cp & 0x3F));
-	}
-	else if (cp < 0x10000)
-	{
-		*p++ = (char) (0xE0 | (cp >> 12));
-		*p++ = (char) (0x80 | ((cp >> 6) & 0x3F));
-		*p++ = (char) (0x80 | (cp & 0x3F));
-	}
-	else
-	{
-		*p++ = (char) (0xF0 | (cp >> 18));
-		*p++ = (char) (0x80 | ((cp >> 12) & 0x3F));
-		*p++ = (char) (0x80 | ((cp >> 6) & 0x3F));
-		*p++ = (char) (0x80 | (cp & 0x3F));
-	}
-	*o = p;
-}
-
 bool
 json_decode_string(JsonLex *lx, JsonToken *t)
 {
@@ -304,7 +276,7 @@ json_decode_string(JsonLex *lx, JsonToken *t)
 					cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32) lo - 0xDC00);
 					i += 6;
 				}
-				put_utf8(&o, cp);
+				o += edm_utf8_encode(cp, o);
 				i += 4;
 				break;
 			default:			/* " \ / */

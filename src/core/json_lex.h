@@ -92,6 +92,36 @@ extern bool json_decode_string(JsonLex *lx, JsonToken *t);
 /* Record a syntax error at byte offset off; returns false. */
 extern bool json_error(JsonLex *lx, size_t off, const char *what);
 
+/*
+ * How JSON text writes the byte c inside a string: 0 when it stands for itself, else the length
+ * (2 or 6) of its escape, written into esc: \" \\ \b \f \n \r \t, or \u00XX for the other
+ * control characters. Every writer of JSON strings (entity_json_out.c, the gateway) escapes so.
+ */
+static inline int
+json_escape_byte(unsigned char c, char esc[6])
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char short_esc[] = "\"\\\b\f\n\r\t";
+	static const char short_of[] = "\"\\bfnrt";
+
+	if (c >= 0x20 && c != '"' && c != '\\')
+		return 0;
+	for (int i = 0; short_esc[i]; i++)
+		if ((unsigned char) short_esc[i] == c)
+		{
+			esc[0] = '\\';
+			esc[1] = short_of[i];
+			return 2;
+		}
+	esc[0] = '\\';
+	esc[1] = 'u';
+	esc[2] = '0';
+	esc[3] = '0';
+	esc[4] = hex[c >> 4];
+	esc[5] = hex[c & 15];
+	return 6;
+}
+
 #define JSON_MAX_DEPTH 64
 
 /*

@@ -32,6 +32,17 @@ ts_error_service_code(TsErrorCode code)
 	return error_info[code].service_code;
 }
 
+TsErrorCode
+ts_error_of_sqlstate(const char *sqlstate)
+{
+	if (sqlstate == NULL)
+		return TSE_NONE;
+	for (int c = TSE_NONE + 1; c < TSE__COUNT; c++)
+		if (strcmp(error_info[c].sqlstate, sqlstate) == 0)
+			return (TsErrorCode) c;
+	return TSE_NONE;
+}
+
 const char *
 ts_error_description(TsErrorCode code)
 {

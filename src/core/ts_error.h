@@ -49,6 +49,7 @@
 	X(TSE_NOT_UTF8,				"TSX01", "NotSupported", "the database encoding is not UTF8") \
 	X(TSE_TABLE_LAYOUT,			"TSX02", "InternalError", "a relation in tablestore_data does not have a tablestore table's layout (see the detail)") \
 	X(TSE_KEY_SCOPE,			"TSA01", "AuthorizationFailure", "a key is outside the key range the call is scoped to (a shared access signature's spk/srk/epk/erk)") \
+	X(TSE_ACCOUNT_MISMATCH,		"TSA02", "AuthorizationFailure", "the database serves another account of tablestore-gateway (tablestore.claim_account)") \
 	X(TSE_SHARD_NOT_HERE,		"TSX03", "InternalError", "a distributed table's partition for the key is not on this node (a misrouted call or row)") \
 	X(TSE_TWO_NODES,			"TSX04", "NotSupported", "a transaction would write to a second node of a distributed table (no two-phase commit; tablestore.allow_multi_node_writes)") \
 	X(TSE_DISTRIBUTION,			"TSX05", "InvalidInput", "distribute_table, undistribute_table or create_shards cannot do what was asked (see the detail)")
@@ -76,6 +77,14 @@ typedef struct TsError
 extern const char *ts_error_sqlstate(TsErrorCode code);
 extern const char *ts_error_service_code(TsErrorCode code);
 extern const char *ts_error_description(TsErrorCode code);
+/* The condition of a SQLSTATE of the table, or TSE_NONE (what a client of the SQL interface reads). */
+extern TsErrorCode ts_error_of_sqlstate(const char *sqlstate);
+
+/*
+ * An error about one operation of a batch starts "operation N: " (0-based N) before the service
+ * code; the gateway reads N from it to name the failing part.
+ */
+#define TS_OPERATION_PREFIX "operation "
 
 /*
  * vsnprintf into buf; text that does not fit is cut on a character boundary (never inside a

@@ -1,7 +1,7 @@
 /*
  * acl.c - Get and Set Table ACL (t?comp=acl): the table's stored access policies, kept by the
  * extension (tablestore.get_table_acl / set_table_acl); the XML is acl_xml.c's. Set answers 204.
- * A shared access signature never reaches here (router.c refuses it).
+ * A shared access signature never reaches here (ops.h: with the account key only).
  */
 #include "acl_xml.h"
 #include "gateway.h"
@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-static void
-get_acl(Req *r)
+void
+acl_get(Req *r)
 {
 	const char *params[1] = {r->target.table};
 	AclPolicy	p[ACL_MAX_POLICIES];
@@ -38,8 +38,8 @@ get_acl(Req *r)
 	resp_xml(r, 200, &doc);
 }
 
-static void
-set_acl(Req *r)
+void
+acl_set(Req *r)
 {
 	AclPolicy	p[ACL_MAX_POLICIES];
 	int			n;
@@ -50,7 +50,7 @@ set_acl(Req *r)
 
 	if (!acl_xml_parse(&r->arena, r->body.data ? r->body.data : "", r->body.len, p, &n, &why))
 	{
-		resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: %s.", why);
+		resp_error(r, "InvalidXmlDocument", "%s.", why);
 		return;
 	}
 	for (int i = 0; i < n; i++)
@@ -60,12 +60,12 @@ set_acl(Req *r)
 
 		if ((p[i].start && !sas_parse_time(p[i].start, &t)) || (p[i].expiry && !sas_parse_time(p[i].expiry, &t)))
 		{
-			resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: a Start or Expiry is not a UTC time such as 2024-01-02T03:04:05Z.");
+			resp_error(r, "InvalidXmlDocument", "A Start or Expiry is not a UTC time such as 2024-01-02T03:04:05Z.");
 			return;
 		}
 		if (p[i].permission && !sas_table_permissions(p[i].permission, &perms))
 		{
-			resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: a Permission is letters of raud, each once.");
+			resp_error(r, "InvalidXmlDocument", "A Permission is letters of raud, each once.");
 			return;
 		}
 	}
@@ -83,15 +83,4 @@ set_acl(Req *r)
 	buf_free(&json);
 	if (stored)
 		resp_empty(r, 204);
-}
-
-void
-acl_handle(Req *r)
-{
-	if (strcmp(r->verb, "GET") == 0)
-		get_acl(r);
-	else if (strcmp(r->verb, "PUT") == 0)
-		set_acl(r);
-	else
-		resp_error(r, "UnsupportedHttpVerb", "The resource doesn't support the specified HTTP verb %s.", r->verb);
 }

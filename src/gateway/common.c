@@ -14,21 +14,23 @@ meta_name(MetaLevel m)
 	return m == META_NONE ? "nometadata" : m == META_FULL ? "fullmetadata" : "minimalmetadata";
 }
 
-bool
+const char *
 meta_of_accept(const char *a, MetaLevel *m)
 {
 	if (a == NULL)
-		return true;
+		return NULL;
 	if (strstr(a, "odata=nometadata"))
 		*m = META_NONE;
 	else if (strstr(a, "odata=fullmetadata"))
 		*m = META_FULL;
 	else if (strstr(a, "odata=minimalmetadata"))
 		*m = META_MINIMAL;
+	else if (strstr(a, "odata=verbose"))
+		return "JsonVerboseFormatNotSupported";
 	else if ((strstr(a, "application/atom+xml") || strstr(a, "application/xml")) && !strstr(a, "json") &&
 			 !strstr(a, "*/*"))
-		return false;
-	return true;
+		return "AtomFormatNotSupported";
+	return NULL;
 }
 
 bool
@@ -36,7 +38,7 @@ body_text(Req *r, const char **out)
 {
 	const char *b = r->body.data ? r->body.data : "";
 
-	if (memchr(b, '\0', r->body.len) != NULL || !utf8_valid((const unsigned char *) b, r->body.len))
+	if (memchr(b, '\0', r->body.len) != NULL || !edm_utf8_valid(b, r->body.len))
 	{
 		resp_error(r, "InvalidInput", "The request body is not valid UTF-8 JSON.");
 		return false;
@@ -56,9 +58,9 @@ parse_top(Req *r, const char **out)
 	if (t == NULL)
 		return true;
 	v = strtol(t, &end, 10);
-	if (end == t || *end != '\0' || v < 1 || v > 1000 || t[0] == '+' || t[0] == ' ')
+	if (end == t || *end != '\0' || v < 1 || v > TS_PAGE_MAX || t[0] == '+' || t[0] == ' ')
 	{
-		resp_error(r, "InvalidInput", "The value of $top must be an integer from 1 to 1000.");
+		resp_error(r, "InvalidInput", "The value of $top must be an integer from 1 to %d.", TS_PAGE_MAX);
 		return false;
 	}
 	*out = arena_printf(&r->arena, "%ld", v);
@@ -104,7 +106,7 @@ header_text_ok(const char *v)
 
 	if (n > 1024)
 		return false;
-	return utf8_valid((const unsigned char *) v, n);
+	return edm_utf8_valid(v, n);
 }
 
 /* key with quotes doubled, then percent-encoded (unreserved characters and quotes kept) */

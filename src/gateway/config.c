@@ -1,8 +1,21 @@
 /*
  * config.c - defaults, the config file (key = value lines, [account NAME] sections),
- * AZURITE_ACCOUNTS ("name:key1[:key2];..."), and the account lookup used on every request.
+ * AZURITE_ACCOUNTS ("name:key1[:key2];..."), the accounts' rules, and the account lookup used on
+ * every request.
+ *
+ * The accounts' rules (doc/gateway.md, "Accounts"):
+ * - Configured accounts (AZURITE_ACCOUNTS, [account] sections) replace the development account
+ *   devstoreaccount1, as in Azurite; it exists only when no account is configured.
+ * - Each account's data lives in its own database: the account's dsn, else --dsn's database for
+ *   the first account without one, and <that database>_<account> on the same server for each
+ *   other (account_db.c creates it). The gateway refuses to start when two accounts would share
+ *   a database, and each database remembers the account it serves (tablestore.claim_account).
+ * - The public development key (any account's) is refused with a non-loopback --listen, with
+ *   --cert or with --oauth, unless --allow-dev-account says so.
  */
 #include "config.h"
+
+#include <libpq-fe.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,6 +55,30 @@ add_account(Config *c, const char *name, size_t len, char *err, size_t errlen)
 	return a;
 }
 
+/* "NAME=CONNINFO": a node of distributed tables, by the coordinator's server name. */
+static bool
+add_node(Node *nodes, int *nnodes, const char *v, char *err, size_t errlen)
+{
+	const char *eq = strchr(v, '=');
+	size_t		n = eq ? (size_t) (eq - v) : 0;
+
+	if (n == 0 || n >= sizeof(nodes[0].name) || eq[1] == '\0')
+	{
+		snprintf(err, errlen, "expected NAME=CONNINFO (the coordinator's server name and a libpq connection string)");
+		return false;
+	}
+	if (*nnodes == GW_MAX_NODES)
+	{
+		snprintf(err, errlen, "at most %d nodes", GW_MAX_NODES);
+		return false;
+	}
+	memcpy(nodes[*nnodes].name, v, n);
+	nodes[*nnodes].name[n] = '\0';
+	nodes[*nnodes].dsn = strdup(eq + 1);
+	(*nnodes)++;
+	return true;
+}
+
 static bool
 set_key(Account *a, int which, const char *b64, char *err, size_t errlen)
 {
@@ -56,9 +93,6 @@ set_key(Account *a, int which, const char *b64, char *err, size_t errlen)
 void
 config_defaults(Config *c)
 {
-	char		err[128];
-	Account    *dev;
-
 	memset(c, 0, sizeof(*c));
 	c->listen_addr = strdup("127.0.0.1");
 	c->port = 10002;
@@ -70,11 +104,10 @@ config_defaults(Config *c)
 	c->request_timeout_s = 60;
 	c->statement_timeout_ms = 30000;
 	c->max_connections = 1000;
-	c->per_ip_connections = 0;
+	c->per_ip_connections = 128;
 	c->header_limit = 32 * 1024;	/* libmicrohttpd clears this much per request: keep it small */
+	c->body_memory = 64u * 1024 * 1024;
 	c->log_level = LOG_REQUESTS;
-	dev = add_account(c, DEV_ACCOUNT, strlen(DEV_ACCOUNT), err, sizeof(err));
-	set_key(dev, 0, DEV_KEY, err, sizeof(err));
 }
 
 bool
@@ -108,6 +141,7 @@ config_add_accounts(Config *c, const char *spec, char *err, size_t errlen)
 			*k2++ = '\0';
 		a = add_account(c, name, strlen(name), err, errlen);
 		ok = a && set_key(a, 0, k1, err, errlen) && (k2 == NULL || set_key(a, 1, k2, err, errlen));
+		c->accounts_configured = true;
 	}
 	free(copy);
 	return ok;
@@ -154,6 +188,26 @@ config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 	INT_SETTING("max_connections", max_connections, 1, 100000);
 	INT_SETTING("per_ip_connections", per_ip_connections, 0, 100000);
 #undef INT_SETTING
+	if (strcmp(key, "body_memory_mb") == 0)
+	{
+		if (!parse_int(v, 4, 65536, &x))
+		{
+			snprintf(err, errlen, "body_memory_mb must be an integer from 4 to 65536");
+			return false;
+		}
+		c->body_memory = (size_t) x * 1024 * 1024;
+		return true;
+	}
+	if (strcmp(key, "allow_dev_account") == 0)
+	{
+		if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+		{
+			snprintf(err, errlen, "allow_dev_account must be on or off");
+			return false;
+		}
+		c->allow_dev_account = strcmp(v, "on") == 0;
+		return true;
+	}
 	if (strcmp(key, "header_limit") == 0)
 	{
 		if (!parse_int(v, 4096, 16 * 1024 * 1024, &x))
@@ -171,26 +225,7 @@ config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 		return true;
 	}
 	if (strcmp(key, "node") == 0)
-	{
-		const char *eq = strchr(v, '=');
-		size_t		n = eq ? (size_t) (eq - v) : 0;
-
-		if (n == 0 || n >= sizeof(c->nodes[0].name) || eq[1] == '\0')
-		{
-			snprintf(err, errlen, "expected NAME=CONNINFO (the coordinator's server name and a libpq connection string)");
-			return false;
-		}
-		if (c->nnodes == GW_MAX_NODES)
-		{
-			snprintf(err, errlen, "at most %d nodes", GW_MAX_NODES);
-			return false;
-		}
-		memcpy(c->nodes[c->nnodes].name, v, n);
-		c->nodes[c->nnodes].name[n] = '\0';
-		c->nodes[c->nnodes].dsn = strdup(eq + 1);
-		c->nnodes++;
-		return true;
-	}
+		return add_node(c->nodes, &c->nnodes, v, err, errlen);
 	if (strcmp(key, "dsn") == 0)
 	{
 		free(c->default_dsn);
@@ -291,6 +326,7 @@ config_load_file(Config *c, const char *path, char *err, size_t errlen)
 			*close = '\0';
 			k = trim(s + 9);
 			section = add_account(c, k, strlen(k), e, sizeof(e));
+			c->accounts_configured = true;
 			if (section == NULL)
 			{
 				snprintf(err, errlen, "%s:%d: %s", path, lineno, e);
@@ -322,9 +358,11 @@ config_load_file(Config *c, const char *path, char *err, size_t errlen)
 				free(section->dsn);
 				section->dsn = strdup(v);
 			}
+			else if (strcmp(k, "node") == 0)
+				ok = add_node(section->nodes, &section->nnodes, v, e, sizeof(e));
 			else
 			{
-				snprintf(e, sizeof(e), "unknown account setting \"%.40s\" (key1, key2, dsn)", k);
+				snprintf(e, sizeof(e), "unknown account setting \"%.40s\" (key1, key2, dsn, node)", k);
 				ok = false;
 			}
 			if (!ok)
@@ -349,6 +387,144 @@ static bool
 listen_is_loopback(const char *addr)
 {
 	return addr != NULL && (strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0);
+}
+
+/* A conninfo value, quoted for a key=value connection string. */
+static void
+append_conninfo_value(Buf *b, const char *v)
+{
+	buf_puts(b, "'");
+	for (; *v; v++)
+	{
+		if (*v == '\'' || *v == '\\')
+			buf_puts(b, "\\");
+		buf_append(b, v, 1);
+	}
+	buf_puts(b, "'");
+}
+
+char *
+config_account_dsn(const char *base_dsn, const char *account, char *err, size_t errlen)
+{
+	char	   *perr = NULL;
+	PQconninfoOption *opts = PQconninfoParse(base_dsn, &perr);
+	const char *dbname = NULL;
+	Buf			b;
+	char	   *out = NULL;
+
+	if (opts == NULL)
+	{
+		snprintf(err, errlen, "--dsn does not parse: %s", perr ? perr : "out of memory");
+		PQfreemem(perr);
+		return NULL;
+	}
+	for (PQconninfoOption *o = opts; o->keyword; o++)
+		if (strcmp(o->keyword, "dbname") == 0)
+			dbname = o->val;
+	if (dbname == NULL || *dbname == '\0' || strlen(dbname) + strlen(account) + 2 > 63)
+	{
+		snprintf(err, errlen, "account %s has no dsn of its own, and --dsn names no database (dbname) to derive "
+				 "its database <dbname>_%s from, or the name would be over 63 bytes", account, account);
+		PQconninfoFree(opts);
+		return NULL;
+	}
+	buf_init(&b);
+	for (PQconninfoOption *o = opts; o->keyword; o++)
+	{
+		if (o->val == NULL || strcmp(o->keyword, "dbname") == 0)
+			continue;
+		buf_printf(&b, "%s=", o->keyword);
+		append_conninfo_value(&b, o->val);
+		buf_puts(&b, " ");
+	}
+	buf_puts(&b, "dbname=");
+	{
+		char		name[128];
+
+		snprintf(name, sizeof(name), "%s_%s", dbname, account);
+		for (char *p = name + strlen(dbname) + 1; *p; p++)
+			*p = (*p >= 'A' && *p <= 'Z') ? *p - 'A' + 'a' : *p == '-' ? '_' : *p;
+		append_conninfo_value(&b, name);
+	}
+	if (!b.failed)
+		out = strdup(b.data);
+	buf_free(&b);
+	PQconninfoFree(opts);
+	if (out == NULL)
+		snprintf(err, errlen, "out of memory");
+	return out;
+}
+
+/* Does the account hold the public development key? */
+static bool
+has_dev_key(const Account *a)
+{
+	unsigned char dev[AUTH_MAX_KEY];
+	size_t		len = 0;
+
+	if (!auth_decode_key(DEV_KEY, dev, &len))
+		return false;
+	for (int k = 0; k < 2; k++)
+		if (a->keys.key_len[k] == len && memcmp(a->keys.key[k], dev, len) == 0)
+			return true;
+	return false;
+}
+
+/* The accounts: the development account when none is configured, and each one's database. */
+static bool
+finish_accounts(Config *c, char *err, size_t errlen)
+{
+	bool		default_taken = false;
+
+	if (!c->accounts_configured)
+	{
+		Account    *dev = add_account(c, DEV_ACCOUNT, strlen(DEV_ACCOUNT), err, errlen);
+
+		if (dev == NULL || !set_key(dev, 0, DEV_KEY, err, errlen))
+			return false;
+	}
+	for (int i = 0; i < c->naccounts; i++)
+	{
+		Account    *a = &c->accounts[i];
+
+		if (a->keys.key_len[0] == 0 && a->keys.key_len[1] == 0)
+		{
+			snprintf(err, errlen, "account %s has no key", a->name);
+			return false;
+		}
+		a->dev_key = has_dev_key(a);
+		if (a->dev_key && !c->allow_dev_account && (c->tls_cert || c->oauth || !listen_is_loopback(c->listen_addr)))
+		{
+			snprintf(err, errlen, "account %s has the public development key, which anyone can sign with: it is refused "
+					 "with a non-loopback --listen, --cert or --oauth unless --allow-dev-account", a->name);
+			return false;
+		}
+		if (a->dsn != NULL)
+			continue;
+		if (c->default_dsn == NULL)
+		{
+			snprintf(err, errlen, "account %s has no database: give --dsn or a dsn in the config file", a->name);
+			return false;
+		}
+		if (!default_taken)
+		{
+			/* the first account without a dsn of its own has --dsn's database, and --node's nodes */
+			a->dsn = strdup(c->default_dsn);
+			memcpy(a->nodes, c->nodes, sizeof(c->nodes));
+			a->nnodes = c->nnodes;
+			default_taken = true;
+		}
+		else if ((a->dsn = config_account_dsn(c->default_dsn, a->name, err, errlen)) == NULL)
+			return false;
+		else
+			a->dsn_derived = true;
+	}
+	if (c->nnodes > 0 && !default_taken)
+	{
+		snprintf(err, errlen, "--node names the nodes of the account that uses --dsn's database, and every account has a dsn of its own: give the nodes in the accounts' sections (node = NAME=CONNINFO)");
+		return false;
+	}
+	return true;
 }
 
 bool
@@ -380,26 +556,7 @@ config_finish(Config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "unsigned bearer tokens (--oauth basic without --oauth-keys) are for development on a loopback address only");
 		return false;
 	}
-	for (int i = 0; i < c->naccounts; i++)
-	{
-		Account    *a = &c->accounts[i];
-
-		if (a->keys.key_len[0] == 0 && a->keys.key_len[1] == 0)
-		{
-			snprintf(err, errlen, "account %s has no key", a->name);
-			return false;
-		}
-		if (a->dsn == NULL)
-		{
-			if (c->default_dsn == NULL)
-			{
-				snprintf(err, errlen, "account %s has no database: give --dsn or a dsn in the config file", a->name);
-				return false;
-			}
-			a->dsn = strdup(c->default_dsn);
-		}
-	}
-	return true;
+	return finish_accounts(c, err, errlen);
 }
 
 Account *

@@ -14,6 +14,10 @@ extern void config_defaults(Config *c);
 extern bool config_load_file(Config *c, const char *path, char *err, size_t errlen);
 extern bool config_add_accounts(Config *c, const char *spec, char *err, size_t errlen);	/* "name:key1[:key2];..." */
 extern bool config_set(Config *c, const char *key, const char *value, char *err, size_t errlen);
-extern bool config_finish(Config *c, char *err, size_t errlen);	/* every account has a dsn */
+/* The accounts' rules (config.c's header comment): every account gets its dsn. */
+extern bool config_finish(Config *c, char *err, size_t errlen);
+
+/* base_dsn with its database <dbname>_<account in lower case> (malloc'd); NULL with err set. */
+extern char *config_account_dsn(const char *base_dsn, const char *account, char *err, size_t errlen);
 
 #endif

@@ -30,13 +30,14 @@ from_url(char c)
 char *
 cont_encode(Arena *a, const char *key, size_t n)
 {
-	size_t		blen = b64_encoded_len(n);
+	size_t		blen = edm_base64_encoded_len(n);
 	char	   *b64 = arena_alloc(a, blen + 1);
 	char	   *out;
 
 	if (b64 == NULL)
 		return NULL;
-	b64_encode((const unsigned char *) key, n, b64);
+	edm_base64_encode((const uint8 *) key, n, b64);
+	b64[blen] = '\0';
 	for (size_t i = 0; i < blen; i++)
 		b64[i] = to_url(b64[i]);
 	out = arena_printf(a, "1!%zu!%s", blen, b64);
@@ -84,7 +85,7 @@ cont_decode(Arena *a, const char *tok, size_t n, char **key, size_t *keylen)
 	dlen = b64_decode(std, len, out, len / 4 * 3);
 	if (dlen < 0 || (size_t) dlen > CONT_MAX_KEY)
 		return false;
-	if (memchr(out, '\0', (size_t) dlen) != NULL || !utf8_valid(out, (size_t) dlen))
+	if (memchr(out, '\0', (size_t) dlen) != NULL || !edm_utf8_valid((const char *) out, (size_t) dlen))
 		return false;
 	out[dlen] = '\0';
 	*key = (char *) out;

@@ -7,7 +7,10 @@
  *     otherwise (also when no rule is set); 400 without the two headers.
  *   actual requests with Origin: the answer (whatever its status) carries
  *     Access-Control-Allow-Origin and -Expose-Headers when a rule allows the origin and the
- *     method; otherwise no CORS header, and the request is served as any other.
+ *     method (methods compare case-sensitively, as HTTP's do); otherwise no CORS header, and the
+ *     request is served as any other. Exposed headers name concrete headers: a rule's "x-ms-*"
+ *     becomes the answer's x-ms-* headers (continuations included), since browsers take no
+ *     wildcard there.
  *
  * An origin rule "*" answers "*"; otherwise the origin is echoed with
  * Access-Control-Allow-Credentials: true and Vary: Origin.
@@ -57,10 +60,10 @@ cors_preflight(Req *r)
 				   "A CORS preflight request needs the headers Origin and Access-Control-Request-Method.");
 		return;
 	}
-	if (!service_props_current(r, &p) ||
+	if (!service_props_current(r, &p, true) ||
 		(rule = props_cors_match(&p, r->origin, r->ac_request_method, r->ac_request_headers)) == NULL)
 	{
-		resp_error(r, "CorsPreflightFailure", "CORS not enabled or no matching rule found for this request.");
+		resp_error(r, "CorsPreflightFailure", NULL);
 		return;
 	}
 	resp_empty(r, 200);
@@ -72,17 +75,32 @@ cors_preflight(Req *r)
 }
 
 void
-cors_actual(Req *r)
+cors_actual(Req *r, bool may_load)
 {
 	ServiceProps p;
 	const CorsRule *rule;
+	const char *names[RESP_MAX_HEADERS + 3];
+	int			n = 0;
+	Buf			expose;
 
-	if (r->origin == NULL || !echoable(r->origin) || !service_props_current(r, &p))
+	if (r->origin == NULL || !echoable(r->origin) || !service_props_current(r, &p, may_load))
 		return;
 	rule = props_cors_match(&p, r->origin, r->method, NULL);
 	if (rule == NULL)
 		return;
 	allow_origin(r, rule);
-	if (rule->exposed_headers)
-		resp_header(r, "Access-Control-Expose-Headers", rule->exposed_headers);
+	if (rule->exposed_headers == NULL)
+		return;
+	/* the headers this answer carries: the listener's own (listener.c) and the handler's */
+	names[n++] = "x-ms-request-id";
+	names[n++] = "x-ms-version";
+	if (r->client_request_id)
+		names[n++] = "x-ms-client-request-id";
+	for (int i = 0; i < r->resp.nheaders; i++)
+		names[n++] = r->resp.headers[i].name;
+	buf_init(&expose);
+	props_cors_expose(rule, names, n, &expose);
+	if (!expose.failed && expose.len > 0)
+		resp_header(r, "Access-Control-Expose-Headers", arena_strndup(&r->arena, expose.data, expose.len));
+	buf_free(&expose);
 }

@@ -1,7 +1,7 @@
 /*
- * entities.c - Insert (POST t), Update/Merge and the upserts (PUT, MERGE, PATCH on
- * t(PartitionKey='..',RowKey='..'), with or without If-Match), Delete, point Get, and Query
- * Entities (GET t / t() with $filter, $select, $top, NextPartitionKey/NextRowKey).
+ * entities.c - the entity operations' handlers (ops.h names which request is which): Insert,
+ * Update/Merge and the upserts, Delete, point Get, and Query Entities ($filter, $select, $top,
+ * NextPartitionKey/NextRowKey).
  */
 #include "gateway.h"
 #include "sqlapi.h"
@@ -18,19 +18,8 @@ one_row(Req *r, PGresult *res)
 	return false;
 }
 
-static bool
-if_match_ok(Req *r)
-{
-	if (r->if_match && !header_text_ok(r->if_match))
-	{
-		resp_error(r, "InvalidInput", "The If-Match header is not a valid ETag.");
-		return false;
-	}
-	return true;
-}
-
-static void
-insert_entity(Req *r)
+void
+entities_insert(Req *r)
 {
 	const char *body;
 	const char *params[7];
@@ -75,15 +64,16 @@ insert_entity(Req *r)
 	PQclear(res);
 }
 
-static void
-write_entity(Req *r, bool merge)
+void
+entities_write(Req *r)
 {
 	const char *body;
 	const char *params[7];
+	bool		merge = r->op->id == OP_MERGE_ENTITY || r->op->id == OP_INSERT_OR_MERGE;
 	SqlError	err;
 	PGresult   *res;
 
-	if (!body_text(r, &body) || !if_match_ok(r))
+	if (!body_text(r, &body))
 		return;
 	params[0] = r->target.table;
 	params[1] = r->target.pk;
@@ -105,21 +95,13 @@ write_entity(Req *r, bool merge)
 	PQclear(res);
 }
 
-static void
-delete_entity(Req *r)
+void
+entities_delete(Req *r)
 {
 	const char *params[5];
 	SqlError	err;
 	PGresult   *res;
 
-	if (!if_match_ok(r))
-		return;
-	if (r->if_match == NULL)
-	{
-		/* as the service: a delete says which version it removes, or '*' for any */
-		resp_error(r, "MissingRequiredHeader", "An HTTP header that's mandatory for this request is not specified: If-Match.");
-		return;
-	}
 	params[0] = r->target.table;
 	params[1] = r->target.pk;
 	params[2] = r->target.rk;
@@ -143,8 +125,8 @@ select_param(Req *r)
 	return s && s[0] ? s : NULL;	/* "$select=" means every property */
 }
 
-static void
-get_entity(Req *r)
+void
+entities_get(Req *r)
 {
 	const char *params[8];
 	SqlError	err;
@@ -171,8 +153,8 @@ get_entity(Req *r)
 	PQclear(res);
 }
 
-static void
-query_entities(Req *r)
+void
+entities_query(Req *r)
 {
 	const char *params[10];
 	SqlError	err;
@@ -203,27 +185,4 @@ query_entities(Req *r)
 	if (!PQgetisnull(res, 0, 2))
 		set_token_header(r, "x-ms-continuation-NextRowKey", PQgetvalue(res, 0, 2));
 	PQclear(res);
-}
-
-void
-entities_handle(Req *r)
-{
-	const char *v = r->verb;
-
-	if (r->target.kind == RES_TABLE)
-	{
-		if (strcmp(v, "POST") == 0)
-			insert_entity(r);
-		else
-			query_entities(r);
-		return;
-	}
-	if (strcmp(v, "GET") == 0)
-		get_entity(r);
-	else if (strcmp(v, "PUT") == 0)
-		write_entity(r, false);
-	else if (strcmp(v, "MERGE") == 0 || strcmp(v, "PATCH") == 0)
-		write_entity(r, true);
-	else
-		delete_entity(r);
 }

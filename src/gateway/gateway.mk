@@ -5,15 +5,20 @@
 #                             since Debian does not put that directory on the PATH, links it from
 #                             $(GW_PATH_DIR) (default /usr/local/bin; GW_PATH_DIR= to skip)
 #   make gateway              the gateway alone
+#   make gateway-unit         the gateway's unit tests (test/gateway/unit/gateway-unit)
 
 GW_DIR := src/gateway
-GW_SRCS := $(addprefix $(GW_DIR)/, main.c config.c listener.c router.c url.c auth.c sas.c oauth.c pool.c sqlapi.c route.c \
-	tables.c entities.c batch.c batch_parse.c service.c props.c cors.c acl.c acl_xml.c xml.c response.c errors.c continuation.c log.c \
-	common.c util.c)
+GW_SRCS := $(sort $(wildcard $(GW_DIR)/*.c))
 GW_OBJS := $(GW_SRCS:.c=.gw.o)
+# the backend-free core the gateway shares with the extension (codecs, the JSON tokenizer, the
+# error table), compiled for the frontend as the fuzz targets compile it
+GW_CORE_SRCS := $(addprefix src/core/, edm.c json_lex.c ts_error.c)
+GW_CORE_OBJS := $(GW_CORE_SRCS:.c=.gw.o)
 GW_BIN := $(GW_DIR)/tablestore-gateway
 GW_CFLAGS ?= -O2 -g
-GW_INCLUDE := -I$(shell $(PG_CONFIG) --includedir)
+GW_INCLUDE := -I$(shell $(PG_CONFIG) --includedir) -I$(shell $(PG_CONFIG) --includedir-server) -Isrc/core
+GW_DEFS := -D_GNU_SOURCE -DTS_FRONTEND -DTS_VERSION='"$(EXTVERSION)"'
+GW_LIBS := -lmicrohttpd -lpq -lcrypto -lpthread -L$(shell $(PG_CONFIG) --pkglibdir) -lpgcommon -lpgport -lm
 
 # Built with the extension when its libraries' headers are there (libmicrohttpd-dev, libpq-dev,
 # libssl-dev); otherwise `make` warns and builds the extension alone, and `make gateway` fails.
@@ -29,12 +34,22 @@ gateway-missing-deps:
 endif
 gateway: $(GW_BIN)
 
-$(GW_DIR)/%.gw.o: $(GW_DIR)/%.c $(wildcard $(GW_DIR)/*.h)
-	$(CC) $(GW_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -pthread $(GW_INCLUDE) -c -o $@ $<
+GW_CC := $(CC) $(GW_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread $(GW_DEFS) $(GW_INCLUDE) -MMD -MP
+$(GW_DIR)/%.gw.o: $(GW_DIR)/%.c
+	$(GW_CC) -c -o $@ $<
+src/core/%.gw.o: src/core/%.c
+	$(GW_CC) -Wno-sign-compare -Wno-missing-field-initializers -c -o $@ $<
 
-$(GW_BIN): $(GW_OBJS)
-	$(CC) $(GW_CFLAGS) -pthread -o $@ $(GW_OBJS) -lmicrohttpd -lpq -lcrypto -lpthread \
-		-L$(shell $(PG_CONFIG) --pkglibdir) -lpgcommon -lpgport
+-include $(GW_OBJS:.o=.d) $(GW_CORE_OBJS:.o=.d)
+
+$(GW_BIN): $(GW_OBJS) $(GW_CORE_OBJS)
+	$(CC) $(GW_CFLAGS) -pthread -o $@ $(GW_OBJS) $(GW_CORE_OBJS) $(GW_LIBS)
+
+# the gateway's own unit tests (test/gateway/unit): every gateway object but main's, with the core
+GW_UNIT_BIN := test/gateway/unit/gateway-unit
+$(GW_UNIT_BIN): test/gateway/unit/unit.c $(filter-out $(GW_DIR)/main.gw.o,$(GW_OBJS)) $(GW_CORE_OBJS)
+	$(GW_CC) -I$(GW_DIR) -o $@ $^ $(GW_LIBS)
+gateway-unit: $(GW_UNIT_BIN)
 
 GW_PATH_DIR ?= /usr/local/bin
 install-gateway: $(GW_BIN)
@@ -47,11 +62,11 @@ install-gateway: $(GW_BIN)
 
 clean: clean-gateway
 clean-gateway:
-	rm -f $(GW_OBJS) $(GW_BIN)
+	rm -f $(GW_OBJS) $(GW_CORE_OBJS) $(GW_OBJS:.o=.d) $(GW_CORE_OBJS:.o=.d) $(GW_BIN) $(GW_UNIT_BIN)
 
 uninstall: uninstall-gateway
 uninstall-gateway:
 	rm -f '$(DESTDIR)$(bindir)/tablestore-gateway'
 	@if [ -n '$(GW_PATH_DIR)' ] && [ -L '$(DESTDIR)$(GW_PATH_DIR)/tablestore-gateway' ]; then rm -f '$(DESTDIR)$(GW_PATH_DIR)/tablestore-gateway'; fi
 
-.PHONY: gateway install-gateway clean-gateway uninstall-gateway gateway-missing-deps
+.PHONY: gateway gateway-unit install-gateway clean-gateway uninstall-gateway gateway-missing-deps

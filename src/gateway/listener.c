@@ -3,17 +3,28 @@
  *
  * - Thread pool of epoll workers (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL with
  *   MHD_OPTION_THREAD_POOL_SIZE); idle connections time out (slow clients); the request line and
- *   headers must fit in MHD_OPTION_CONNECTION_MEMORY_LIMIT (libmicrohttpd answers 431 itself).
+ *   headers must fit in MHD_OPTION_CONNECTION_MEMORY_LIMIT (libmicrohttpd answers 431 itself);
+ *   at most per_ip_connections connections from one address.
  * - The raw request target is taken from the URI log callback, before libmicrohttpd unescapes
  *   anything: signatures cover the raw path, and url.c decodes exactly once.
- * - The body is accumulated up to 4 MiB. Past that the rest is read and discarded, and the
- *   413 RequestBodyTooLarge is answered after the body (or at once when the client waits for
+ * - As soon as the headers are in, the request is routed and authenticated (router_headers):
+ *   a request refused then is answered without reading its body, and its connection closed.
+ * - Framing that two parsers could read two ways is refused (400, connection closed): two
+ *   Content-Lengths, Content-Length beside Transfer-Encoding, a Transfer-Encoding other than
+ *   chunked, a Transfer-Encoding header whose name is not written plainly (space before the
+ *   colon), HTTP/1.1 without Host.
+ * - Bodies: at most 4 MiB each; past that the rest is read and discarded, and the 413
+ *   RequestBodyTooLarge is answered after the body (or at once when the client waits for
  *   100-continue), so the client always receives it; past 64 MiB of discarded body the 413 is
- *   sent at once and the connection closed.
+ *   sent at once and the connection closed. All bodies held at once share one budget
+ *   (body_memory): a request that would go past it is answered 503 ServerBusy and closed.
+ * - A request that needs the database is handed to its account's workers (worker.c) and its
+ *   connection suspended until the answer is ready; so no HTTP thread waits on the database.
  * - Each request has its own arena, freed when libmicrohttpd reports the request complete.
  */
 #include "listener.h"
 #include "gateway.h"
+#include "worker.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -23,8 +34,39 @@
 #include <string.h>
 
 #define DRAIN_MAX (64u * 1024 * 1024)
+#define BODY_RESERVE_STEP (64u * 1024)	/* a body of unknown length reserves the budget by this much */
 
 static struct MHD_Daemon *daemon_handle;
+static size_t body_in_flight;	/* bytes of the body budget reserved (atomic) */
+
+/* Reserve n more bytes of the body budget for r; false when the budget has no room. */
+static bool
+body_reserve(Req *r, size_t n)
+{
+	size_t		now = __atomic_add_fetch(&body_in_flight, n, __ATOMIC_RELAXED);
+
+	if (now > gw_config.body_memory)
+	{
+		__atomic_sub_fetch(&body_in_flight, n, __ATOMIC_RELAXED);
+		return false;
+	}
+	r->body_reserved += n;
+	return true;
+}
+
+static void
+body_release(Req *r)
+{
+	if (r->body_reserved > 0)
+		__atomic_sub_fetch(&body_in_flight, r->body_reserved, __ATOMIC_RELAXED);
+	r->body_reserved = 0;
+}
+
+size_t
+listener_body_in_flight(void)
+{
+	return __atomic_load_n(&body_in_flight, __ATOMIC_RELAXED);
+}
 
 static void *
 on_uri(void *cls, const char *uri, struct MHD_Connection *con)
@@ -32,13 +74,13 @@ on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 	Req		   *r = calloc(1, sizeof(Req));
 
 	(void) cls;
-	(void) con;
 	if (r == NULL)
 		return NULL;
 	arena_init(&r->arena, GW_ARENA_LIMIT);
 	r->meta = META_MINIMAL;
 	r->start_ms = now_ms();
 	r->raw_uri = arena_strdup(&r->arena, uri ? uri : "");
+	r->connection = con;
 	uuid_v4(r->request_id);
 	buf_init(&r->body);
 	buf_init(&r->resp.body);
@@ -61,6 +103,7 @@ on_completed(void *cls, struct MHD_Connection *con, void **con_cls, enum MHD_Req
 	}
 	if (r->method)
 		log_request(r);
+	body_release(r);
 	buf_free(&r->body);
 	buf_free(&r->resp.body);
 	arena_free(&r->arena);
@@ -94,6 +137,7 @@ collect_headers(Req *r, struct MHD_Connection *con)
 	r->x_ms_date = hdr(con, "x-ms-date");
 	r->date = hdr(con, "Date");
 	r->content_md5 = hdr(con, "Content-MD5");
+	r->content_crc64 = hdr(con, "x-ms-content-crc64");
 	r->content_type = hdr(con, "Content-Type");
 	r->accept = hdr(con, "Accept");
 	r->if_match = hdr(con, "If-Match");
@@ -109,28 +153,57 @@ collect_headers(Req *r, struct MHD_Connection *con)
 }
 
 /*
- * Framing that two HTTP parsers could read two ways (request smuggling, RFC 9112 §6.3): two
- * Content-Length headers, or Content-Length beside Transfer-Encoding. libmicrohttpd takes the
- * first Content-Length; a proxy in front may take the last. Such a request is refused and its
- * connection closed.
+ * Framing that two HTTP parsers could read two ways (request smuggling, RFC 9112 §6): two
+ * Content-Length headers, Content-Length beside Transfer-Encoding, a transfer coding other than
+ * chunked alone, or a Transfer-Encoding that libmicrohttpd would not take as one (a space
+ * before the colon; its name then keeps the space).
  */
 typedef struct Framing
 {
 	int			content_lengths;
-	bool		transfer_encoding;
+	int			transfer_encodings;
+	bool		te_hidden;		/* a Transfer-Encoding spelled so that it is not read as one */
+	bool		te_not_chunked;
 } Framing;
+
+/* The header name without trailing spaces or tabs is Transfer-Encoding (any case). */
+static bool
+names_transfer_encoding(const char *key, bool *plain)
+{
+	size_t		n = strlen(key);
+
+	*plain = true;
+	while (n > 0 && (key[n - 1] == ' ' || key[n - 1] == '\t'))
+	{
+		n--;
+		*plain = false;
+	}
+	return n == 17 && ascii_nieq(key, "Transfer-Encoding", 17);
+}
 
 static enum MHD_Result
 count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
 	Framing    *f = cls;
+	bool		plain;
 
 	(void) kind;
-	(void) value;
 	if (ascii_ieq(key, "Content-Length"))
 		f->content_lengths++;
-	else if (ascii_ieq(key, "Transfer-Encoding"))
-		f->transfer_encoding = true;
+	else if (names_transfer_encoding(key, &plain))
+	{
+		const char *v = value ? value : "";
+		size_t		n;
+
+		f->transfer_encodings++;
+		f->te_hidden |= !plain;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		n = strlen(v);
+		while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+			n--;
+		f->te_not_chunked |= !(n == 7 && ascii_nieq(v, "chunked", 7));
+	}
 	return MHD_YES;
 }
 
@@ -144,15 +217,19 @@ framing_ok(Req *r, struct MHD_Connection *con, const char *version)
 	MHD_get_connection_values(con, MHD_HEADER_KIND, count_framing, &f);
 	if (f.content_lengths > 1)
 		why = "The request has more than one Content-Length header.";
-	else if (f.content_lengths == 1 && f.transfer_encoding)
+	else if (f.content_lengths == 1 && f.transfer_encodings > 0)
 		why = "The request has both Content-Length and Transfer-Encoding headers.";
+	else if (f.te_hidden)
+		why = "A Transfer-Encoding header is malformed (whitespace before its colon).";
+	else if (f.transfer_encodings > 1 || f.te_not_chunked)
+		why = "The only transfer coding accepted is chunked, alone.";
 	else if (r->host == NULL && version != NULL && strcmp(version, "HTTP/1.0") != 0)
 		why = "An HTTP/1.1 request must have a Host header.";
 	if (why == NULL)
 		return true;
 	r->meta = META_MINIMAL;
 	resp_error(r, "InvalidHeaderValue", "%s", why);
-	resp_header(r, "Connection", "close");
+	r->resp.close = true;
 	return false;
 }
 
@@ -198,23 +275,146 @@ send_response(struct MHD_Connection *con, Req *r)
 		MHD_add_response_header(mr, "x-ms-client-request-id", echo_safe(&r->arena, r->client_request_id));
 	MHD_add_response_header(mr, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(mr, "Cache-Control", "no-cache");
-	MHD_add_response_header(mr, "Server", "tablestore-gateway/" GW_VERSION);
+	MHD_add_response_header(mr, "Server", "tablestore-gateway/" TS_VERSION);
 	if (r->resp.content_type && strncmp(r->resp.content_type, "application/json", 16) == 0)
 		MHD_add_response_header(mr, "DataServiceVersion", "3.0;");
 	if (r->resp.content_type && r->resp.status != 204)
 		MHD_add_response_header(mr, "Content-Type", r->resp.content_type);
 	for (int i = 0; i < r->resp.nheaders; i++)
 		MHD_add_response_header(mr, r->resp.headers[i].name, r->resp.headers[i].value);
+	if (r->resp.close)
+		MHD_add_response_header(mr, "Connection", "close");
 	ret = MHD_queue_response(con, (unsigned int) r->resp.status, mr);
 	MHD_destroy_response(mr);
+	r->resp.queued = ret == MHD_YES;
 	return ret;
+}
+
+/* An answer given before the body was read: the body will not be read, so the connection closes. */
+static enum MHD_Result
+refuse_early(struct MHD_Connection *con, Req *r)
+{
+	r->resp.close = true;
+	router_finish(r, false);
+	return send_response(con, r);
 }
 
 static void
 answer_too_large(Req *r)
 {
 	r->meta = META_MINIMAL;
-	resp_error(r, "RequestBodyTooLarge", "The request body is too large and exceeds the maximum permissible limit of %u bytes.", GW_MAX_BODY);
+	resp_error(r, "RequestBodyTooLarge", "The limit is %d bytes.", TS_BODY_MAX_BYTES);
+}
+
+/* A worker has the answer ready: let libmicrohttpd call on_request again to send it. */
+static void
+work_done(Req *r)
+{
+	MHD_resume_connection((struct MHD_Connection *) r->connection);
+}
+
+/* The request's headers are in: route and authenticate it, and reserve its body. */
+static enum MHD_Result
+on_headers(struct MHD_Connection *con, Req *r, const char *method, const char *version)
+{
+	r->headers_seen = true;
+	r->method = arena_strdup(&r->arena, method);
+	collect_headers(r, con);
+	if (!framing_ok(r, con, version) || !router_headers(r))
+		return refuse_early(con, r);
+	if (r->content_length)
+	{
+		char	   *end;
+		unsigned long long cl = strtoull(r->content_length, &end, 10);
+
+		if (*end == '\0' && cl > TS_BODY_MAX_BYTES)
+		{
+			r->body_too_large = true;
+			/* a client waiting for 100-continue gets the 413 instead and sends nothing */
+			if (r->expect && ascii_ieq(r->expect, "100-continue"))
+			{
+				answer_too_large(r);
+				return refuse_early(con, r);
+			}
+		}
+		else if (*end == '\0' && cl > 0 && !body_reserve(r, (size_t) cl))
+		{
+			resp_error(r, "ServerBusy", "The gateway holds as many request bodies as it may (body_memory).");
+			return refuse_early(con, r);
+		}
+	}
+	return MHD_YES;
+}
+
+/* A piece of the body. */
+static enum MHD_Result
+on_body(struct MHD_Connection *con, Req *r, const char *data, size_t n)
+{
+	r->body_seen += n;
+	if (!r->body_too_large && r->body.len + n > TS_BODY_MAX_BYTES)
+	{
+		r->body_too_large = true;
+		buf_free(&r->body);
+	}
+	if (!r->body_too_large && r->resp.status == 0)
+	{
+		/* a body of unknown length (chunked) reserves the budget as it grows */
+		while (r->body.len + n > r->body_reserved)
+			if (!body_reserve(r, BODY_RESERVE_STEP))
+			{
+				buf_free(&r->body);
+				resp_error(r, "ServerBusy", "The gateway holds as many request bodies as it may (body_memory).");
+				r->resp.close = true;
+				router_finish(r, false);
+				return send_response(con, r);
+			}
+		buf_append(&r->body, data, n);
+	}
+	if (r->resp.status != 0)
+		return MHD_YES;			/* answered already; the rest is discarded */
+	if (r->body_too_large && r->body_seen > DRAIN_MAX)
+	{
+		answer_too_large(r);
+		r->resp.close = true;
+		return send_response(con, r);
+	}
+	if (now_ms() - r->start_ms > gw_config.request_timeout_s * 1000.0)
+	{
+		/* a client trickling its body: answer and close rather than wait forever */
+		r->meta = META_MINIMAL;
+		resp_error(r, "OperationTimedOut", "The request body was not received within %d seconds.", gw_config.request_timeout_s);
+		r->resp.close = true;
+		return send_response(con, r);
+	}
+	return MHD_YES;
+}
+
+/* The whole request is in: check the body, then answer here or hand it to the database workers. */
+static enum MHD_Result
+on_complete(struct MHD_Connection *con, Req *r)
+{
+	if (r->body_too_large)
+		answer_too_large(r);
+	else if (r->body.failed)
+		resp_error(r, "ServerBusy", "out of memory while reading the request body");
+	else if (router_body(r) && router_needs_database(r) && gw_config.threads > 0)
+	{
+		MHD_suspend_connection(con);
+		if (workers_submit(r->account->workers, r))
+			return MHD_YES;		/* work_done resumes the connection, and on_request answers */
+		MHD_resume_connection(con);
+		resp_error(r, "ServerBusy", "%d requests of the account are already waiting for the database.",
+				   gw_config.queue_max);
+	}
+	else if (r->resp.status == 0)
+	{
+		/* no database needed (or a thread per connection, which may wait for it itself) */
+		router_run(r);
+		router_finish(r, true);
+		return send_response(con, r);
+	}
+	router_finish(r, false);
+	return send_response(con, r);
 }
 
 static enum MHD_Result
@@ -228,68 +428,17 @@ on_request(void *cls, struct MHD_Connection *con, const char *url, const char *m
 	if (r == NULL)
 		return MHD_NO;			/* out of memory in on_uri: drop the connection */
 	if (!r->headers_seen)
-	{
-		r->headers_seen = true;
-		r->method = arena_strdup(&r->arena, method);
-		collect_headers(r, con);
-		if (!framing_ok(r, con, version))
-			return send_response(con, r);
-		if (r->content_length)
-		{
-			char	   *end;
-			unsigned long long cl = strtoull(r->content_length, &end, 10);
-
-			if (*end == '\0' && cl > GW_MAX_BODY)
-			{
-				r->body_too_large = true;
-				/* a client waiting for 100-continue gets the 413 instead and sends nothing */
-				if (r->expect && ascii_ieq(r->expect, "100-continue"))
-				{
-					answer_too_large(r);
-					return send_response(con, r);
-				}
-			}
-		}
-		return MHD_YES;
-	}
+		return on_headers(con, r, method, version);
 	if (*upload_data_size > 0)
 	{
 		size_t		n = *upload_data_size;
 
-		r->body_seen += n;
-		if (!r->body_too_large && r->body.len + n > GW_MAX_BODY)
-		{
-			r->body_too_large = true;
-			buf_free(&r->body);
-		}
-		if (!r->body_too_large)
-			buf_append(&r->body, upload_data, n);
 		*upload_data_size = 0;
-		if (r->resp.status != 0)
-			return MHD_YES;		/* answered already; the rest is discarded */
-		if (r->body_too_large && r->body_seen > DRAIN_MAX)
-		{
-			answer_too_large(r);
-			return send_response(con, r);
-		}
-		if (now_ms() - r->start_ms > gw_config.request_timeout_s * 1000.0)
-		{
-			/* a client trickling its body: answer and close rather than wait forever */
-			r->meta = META_MINIMAL;
-			resp_error(r, "OperationTimedOut", "The request body was not received within %d seconds.", gw_config.request_timeout_s);
-			return send_response(con, r);
-		}
-		return MHD_YES;
+		return on_body(con, r, upload_data, n);
 	}
 	if (r->resp.status != 0)
-		return MHD_YES;			/* already answered (413 above) */
-	if (r->body_too_large)
-		answer_too_large(r);
-	else if (r->body.failed)
-		resp_error(r, "ServerBusy", "out of memory while reading the request body");
-	else
-		router_dispatch(r);
-	return send_response(con, r);
+		return r->resp.queued ? MHD_YES : send_response(con, r);	/* answered (by a worker, or above) */
+	return on_complete(con, r);
 }
 
 /* A whole (small) file into memory, NUL-terminated; NULL with err set. */
@@ -333,7 +482,7 @@ listener_start(char *err, size_t errlen)
 	static struct sockaddr_in sa4;
 	struct sockaddr *sa;
 	/* threads = 0: a thread per connection (poll); otherwise a pool of epoll workers */
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME |
 		(gw_config.threads == 0 ? MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL : MHD_USE_EPOLL);
 
 	if (gw_config.tls_cert)
@@ -401,6 +550,19 @@ listener_start(char *err, size_t errlen)
 		return false;
 	}
 	return true;
+}
+
+WorkDone
+listener_work_done(void)
+{
+	return work_done;
+}
+
+void
+listener_quiesce(void)
+{
+	if (daemon_handle)
+		MHD_quiesce_daemon(daemon_handle);
 }
 
 void

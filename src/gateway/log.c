@@ -1,6 +1,7 @@
 /*
  * log.c - one line per request on stderr: time, request id, method, path (query secrets such as
- * sig= redacted, control characters escaped, bounded length), status, milliseconds, error code.
+ * sig= redacted, however the name is percent-encoded; control characters escaped; bounded
+ * length), status, milliseconds, error code.
  * Each line is written with one write(2), so lines from worker threads never interleave.
  */
 #include "gateway.h"
@@ -24,10 +25,29 @@ write_line(Buf *b)
 	}
 }
 
+/* Is the raw (still percent-encoded) query parameter name sig? "s%69g" decodes to it too. */
 static bool
 is_secret_param(const char *name, size_t n)
 {
-	return (n == 3 && ascii_nieq(name, "sig", 3));
+	char		dec[8];
+	size_t		k = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		int			c = (unsigned char) name[i];
+
+		if (c == '%' && i + 2 < n && edm_hexval(name[i + 1]) >= 0 && edm_hexval(name[i + 2]) >= 0)
+		{
+			c = edm_hexval(name[i + 1]) << 4 | edm_hexval(name[i + 2]);
+			i += 2;
+		}
+		else if (c == '+')
+			c = ' ';
+		if (k == sizeof(dec))
+			return false;
+		dec[k++] = (char) c;
+	}
+	return k == 3 && ascii_nieq(dec, "sig", 3);
 }
 
 /* The target with secret query values replaced by REDACTED; bytes outside printable ASCII as %XX. */

@@ -1,14 +1,17 @@
 /*
- * main.c - tablestore-gateway: flags, configuration, pools, signals.
+ * main.c - tablestore-gateway: flags, configuration, the accounts' databases, pools and workers,
+ * signals.
  *
  *   tablestore-gateway --port N --dsn 'CONNINFO'    foreground, 127.0.0.1:N, development account
  *   tablestore-gateway --config FILE                settings and accounts from a file
  * SIGINT/SIGTERM stop it: no new connections, requests in flight finish, pools close.
  */
+#include "account_db.h"
 #include "config.h"
 #include "gateway.h"
 #include "listener.h"
 #include "pool.h"
+#include "worker.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -39,17 +42,71 @@ usage(FILE *f)
 			"  --statement-timeout MS    per SQL call (default 30000; 0 = none)\n"
 			"  --max-connections N       client connections (default 1000)\n"
 			"  --header-limit BYTES      request line + headers per connection (default 32768)\n"
+			"  --body-memory MB          request bodies held at once, all connections (default 64)\n"
+			"  --per-ip-connections N    client connections from one address (default 128; 0 = no limit)\n"
 			"  --log quiet|requests|debug  (default requests: one line per request on stderr)\n"
 			"  --cert FILE --key FILE    serve HTTPS with this PEM certificate (chain) and private key\n"
 			"  --oauth basic             accept bearer tokens (HTTPS only): aud, iss, nbf, exp checked\n"
 			"  --oauth-keys FILE         with --oauth: RS256 signatures verified with these PEM public keys\n"
 			"  --oauth-issuers LIST      with --oauth-keys: the issuers (tenants) trusted, comma-separated\n"
+			"  --allow-dev-account       allow the public development key with a non-loopback --listen,\n"
+			"                            --cert or --oauth (anyone can sign requests with it)\n"
 			"  --print-sql               print the prepared statements and exit\n"
 			"  --help, --version\n"
 			"\n"
-			"Accounts: devstoreaccount1 with the well-known development key is always present;\n"
-			"AZURITE_ACCOUNTS=\"name:key1[:key2];...\" and [account NAME] sections add more.\n",
-			GW_VERSION);
+			"Accounts: AZURITE_ACCOUNTS=\"name:key1[:key2];...\" and [account NAME] sections; without\n"
+			"any, devstoreaccount1 with the well-known development key. Each account has a database of\n"
+			"its own: its dsn, else --dsn's database for the first account, <database>_<account> for the\n"
+			"others (created when missing).\n",
+			TS_VERSION);
+}
+
+/* An account's database (checked, or created), its pools, its workers and its cache. false: say why. */
+static bool
+start_account(Account *a)
+{
+	char		why[512];
+	int			n;
+
+	switch (account_db_prepare(a, why, sizeof(why)))
+	{
+		case ADB_OK:
+			break;
+		case ADB_UNREACHABLE:
+			log_msg("account %s: %s; its requests answer 503 ServerBusy until it can be reached", a->name, why);
+			break;
+		case ADB_REFUSED:
+			fprintf(stderr, "tablestore-gateway: account %s: %s\n", a->name, why);
+			return false;
+	}
+	a->pool = pool_create(a->dsn, a->name, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
+						  gw_config.statement_timeout_ms);
+	a->props = props_cache_create();
+	if (gw_config.threads > 0)
+		a->workers = workers_create(a->name, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
+									listener_work_done());
+	if (a->pool == NULL || a->props == NULL || (gw_config.threads > 0 && a->workers == NULL))
+	{
+		fprintf(stderr, "tablestore-gateway: out of memory\n");
+		return false;
+	}
+	n = pool_warm(a->pool, why, sizeof(why));
+	if (n < gw_config.pool_size)
+		log_msg("account %s: %d of %d database connections made (%s); the rest are made on demand",
+				a->name, n, gw_config.pool_size, why);
+	for (int k = 0; k < a->nnodes; k++)
+	{
+		Node	   *nd = &a->nodes[k];
+
+		nd->pool = pool_create(nd->dsn, a->name, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
+							   gw_config.statement_timeout_ms);
+		if (nd->pool == NULL)
+		{
+			fprintf(stderr, "tablestore-gateway: out of memory\n");
+			return false;
+		}
+	}
+	return true;
 }
 
 int
@@ -70,6 +127,9 @@ main(int argc, char **argv)
 		{"statement-timeout", required_argument, NULL, 'S'},
 		{"max-connections", required_argument, NULL, 'm'},
 		{"header-limit", required_argument, NULL, 'H'},
+		{"body-memory", required_argument, NULL, 'B'},
+		{"per-ip-connections", required_argument, NULL, 'i'},
+		{"allow-dev-account", no_argument, NULL, 'A'},
 		{"log", required_argument, NULL, 'L'},
 		{"cert", required_argument, NULL, 'C'},
 		{"key", required_argument, NULL, 'K'},
@@ -144,6 +204,16 @@ main(int argc, char **argv)
 			case 'H':
 				key = "header_limit";
 				break;
+			case 'B':
+				key = "body_memory_mb";
+				break;
+			case 'i':
+				key = "per_ip_connections";
+				break;
+			case 'A':
+				key = "allow_dev_account";
+				optarg = "on";
+				break;
 			case 'L':
 				key = "log";
 				break;
@@ -170,7 +240,7 @@ main(int argc, char **argv)
 				usage(stdout);
 				return 0;
 			case 'v':
-				printf("tablestore-gateway %s\n", GW_VERSION);
+				printf("tablestore-gateway %s (for the tablestore extension %s)\n", TS_VERSION, TS_VERSION);
 				return 0;
 			default:
 				usage(stderr);
@@ -215,36 +285,8 @@ main(int argc, char **argv)
 	}
 
 	for (int i = 0; i < gw_config.naccounts; i++)
-	{
-		Account    *a = &gw_config.accounts[i];
-		int			n;
-
-		a->pool = pool_create(a->dsn, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
-							  gw_config.statement_timeout_ms);
-		a->props = props_cache_create();
-		if (a->pool == NULL || a->props == NULL)
-		{
-			fprintf(stderr, "tablestore-gateway: out of memory\n");
+		if (!start_account(&gw_config.accounts[i]))
 			return 1;
-		}
-		n = pool_warm(a->pool, err, sizeof(err));
-		if (n < gw_config.pool_size)
-			log_msg("account %s: %d of %d database connections made (%s); the rest are made on demand",
-					a->name, n, gw_config.pool_size, err);
-	}
-
-	for (int i = 0; i < gw_config.nnodes; i++)
-	{
-		Node	   *nd = &gw_config.nodes[i];
-
-		nd->pool = pool_create(nd->dsn, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
-							   gw_config.statement_timeout_ms);
-		if (nd->pool == NULL)
-		{
-			fprintf(stderr, "tablestore-gateway: out of memory\n");
-			return 1;
-		}
-	}
 
 	if (gw_config.oauth && !gw_config.oauth_keys)
 		log_msg("warning: bearer tokens are accepted without checking their signatures (--oauth basic without --oauth-keys): anyone who can reach this gateway can mint one; for development only");
@@ -262,11 +304,18 @@ main(int argc, char **argv)
 		return 1;
 	}
 	log_msg("tablestore-gateway %s listening on %s://%s:%d (%d account%s, %d threads, %d connections per account%s)",
-			GW_VERSION, gw_config.tls_cert ? "https" : "http", gw_config.listen_addr, gw_config.port, gw_config.naccounts,
+			TS_VERSION, gw_config.tls_cert ? "https" : "http", gw_config.listen_addr, gw_config.port, gw_config.naccounts,
 			gw_config.naccounts == 1 ? "" : "s", gw_config.threads, gw_config.pool_size,
 			gw_config.oauth ? (gw_config.oauth_keys ? ", bearer tokens with RS256 signatures" : ", bearer tokens (basic)") : "");
+	for (int i = 0; i < gw_config.naccounts; i++)
+		if (gw_config.accounts[i].dev_key)
+			log_msg("account %s has the public development key: anyone can sign its requests%s", gw_config.accounts[i].name,
+					gw_config.allow_dev_account ? " (allowed by --allow-dev-account)" : " (loopback only)");
 	sigwait(&sigs, &sig);
 	log_msg("signal %d: stopping", sig);
+	listener_quiesce();
+	for (int i = 0; i < gw_config.naccounts; i++)
+		workers_stop(gw_config.accounts[i].workers);	/* every suspended connection resumed */
 	listener_stop();
 	for (int i = 0; i < gw_config.naccounts; i++)
 	{

@@ -1,9 +1,11 @@
 /*
- * oauth.c - bearer tokens (see oauth.h): base64url, a small strict JSON reader for the claims
- * (bounded depth and size; escapes decoded), the claims' rules, RS256 with libcrypto.
+ * oauth.c - bearer tokens (see oauth.h): base64url over the core's base64, the claims read with
+ * the core's JSON tokenizer (json_lex.h; bounded depth and size, escapes decoded), the claims'
+ * rules, RS256 with libcrypto.
  */
 #include "oauth.h"
 #include "util.h"
+#include "json_lex.h"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -29,279 +31,123 @@ typedef struct Claims
 				iat;
 } Claims;
 
-typedef struct Json
+/* A string token's decoded text, copied into the arena; NULL when it cannot be decoded or holds NUL. */
+static char *
+string_of(JsonLex *lx, JsonToken *t, Arena *a)
 {
-	Arena	   *a;
-	const char *s;
-	size_t		n;
-	size_t		i;
-} Json;
+	bool		was_escaped;
+	char	   *out = NULL;
 
-static void
-ws(Json *j)
-{
-	while (j->i < j->n && (j->s[j->i] == ' ' || j->s[j->i] == '\t' || j->s[j->i] == '\n' || j->s[j->i] == '\r'))
-		j->i++;
+	if (t->kind != JT_STRING)
+		return NULL;
+	was_escaped = t->escaped;
+	if (!json_decode_string(lx, t))
+		return NULL;
+	if (memchr(t->p, '\0', t->len) == NULL)
+		out = arena_strndup(a, t->p, t->len);
+	if (was_escaped)
+		pfree((void *) t->p);	/* json_decode_string's copy */
+	return out;
 }
 
 static bool
-hex4(Json *j, unsigned long *out)
+number_of(const JsonToken *t, double *out)
 {
-	*out = 0;
-	if (j->n - j->i < 4)
-		return false;
-	for (int k = 0; k < 4; k++)
-	{
-		int			h = hexval((unsigned char) j->s[j->i + k]);
+	return t->kind == JT_NUMBER && edm_parse_double(t->p, t->len, false, out) == EDM_OK;
+}
 
-		if (h < 0)
+/* The next token must be a string: its text into *out. */
+static bool
+next_string(JsonLex *lx, Arena *a, char **out)
+{
+	JsonToken	t;
+
+	return json_next(lx, &t) && (*out = string_of(lx, &t, a)) != NULL;
+}
+
+/* After a member or an element: true with *more when ',' follows, false unless close does. */
+static bool
+next_or_close(JsonLex *lx, JsonTok close, bool *more)
+{
+	JsonToken	t;
+
+	if (!json_next(lx, &t) || (t.kind != JT_COMMA && t.kind != close))
+		return false;
+	*more = t.kind == JT_COMMA;
+	return true;
+}
+
+/* "aud": one string, or an array of at most MAX_AUD strings */
+static bool
+audiences(JsonLex *lx, Arena *a, Claims *c)
+{
+	JsonToken	t;
+	bool		more = true;
+
+	c->naud = 0;
+	if (json_peek(lx) == '"')
+	{
+		c->naud = 1;
+		return next_string(lx, a, &c->aud[0]);
+	}
+	if (!json_expect(lx, &t, JT_LBRACKET, "an audience"))
+		return false;
+	if (json_peek(lx) == ']')
+		return json_next(lx, &t);
+	while (more)
+		if (c->naud >= MAX_AUD || !next_string(lx, a, &c->aud[c->naud++]) || !next_or_close(lx, JT_RBRACKET, &more))
 			return false;
-		*out = *out * 16 + (unsigned long) h;
-	}
-	j->i += 4;
 	return true;
 }
 
-/* a string at j->i ('"' expected); *out NULL when only skipping */
+/*
+ * The members the checks read of a token part's top-level object (the core's JSON tokenizer reads
+ * it: json_lex.h); the other members are stepped over.
+ */
 static bool
-string(Json *j, char **out)
+claims(JsonLex *lx, Arena *a, Claims *c)
 {
-	Buf			b;
-	bool		ok = false;
+	JsonToken	t;
+	bool		more = true;
 
-	if (j->i >= j->n || j->s[j->i] != '"')
+	if (!json_expect(lx, &t, JT_LBRACE, "an object"))
 		return false;
-	j->i++;
-	buf_init(&b);
-	while (j->i < j->n)
+	if (json_peek(lx) == '}')
 	{
-		unsigned char c = (unsigned char) j->s[j->i++];
-
-		if (c == '"')
-		{
-			ok = !b.failed && utf8_valid((const unsigned char *) (b.data ? b.data : ""), b.len);
-			break;
-		}
-		if (c < 0x20)
-			break;
-		if (c != '\\')
-		{
-			buf_append(&b, &c, 1);
-			continue;
-		}
-		if (j->i >= j->n)
-			break;
-		c = (unsigned char) j->s[j->i++];
-		if (c == 'u')
-		{
-			unsigned long cp,
-						lo;
-
-			if (!hex4(j, &cp))
-				break;
-			if (cp >= 0xD800 && cp <= 0xDBFF)
-			{
-				if (j->n - j->i < 2 || j->s[j->i] != '\\' || j->s[j->i + 1] != 'u')
-					break;
-				j->i += 2;
-				if (!hex4(j, &lo) || lo < 0xDC00 || lo > 0xDFFF)
-					break;
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-			}
-			else if ((cp >= 0xDC00 && cp <= 0xDFFF) || cp == 0)
-				break;
-			{
-				char		u[4];
-
-				buf_append(&b, u, utf8_encode(cp, u));
-			}
-			continue;
-		}
-		{
-			const char *from = "\"\\/bfnrt";
-			const char *to = "\"\\/\b\f\n\r\t";
-			const char *at = strchr(from, c);
-
-			if (at == NULL || c == '\0')
-				break;
-			buf_append(&b, to + (at - from), 1);
-		}
+		(void) json_next(lx, &t);
+		more = false;
 	}
-	if (ok && out)
-		*out = arena_strndup(j->a, b.data ? b.data : "", b.len);
-	buf_free(&b);
-	return ok && (out == NULL || *out != NULL);
-}
-
-static bool
-number(Json *j, double *out)
-{
-	char		tmp[64];
-	size_t		k = 0;
-	char	   *end;
-
-	while (j->i < j->n && k < sizeof(tmp) - 1 &&
-		   ((j->s[j->i] != '\0' && strchr("+-.eE", j->s[j->i]) != NULL) || (j->s[j->i] >= '0' && j->s[j->i] <= '9')))
-		tmp[k++] = j->s[j->i++];
-	tmp[k] = '\0';
-	if (k == 0 || (tmp[0] != '-' && (tmp[0] < '0' || tmp[0] > '9')))
-		return false;
-	*out = strtod(tmp, &end);
-	return *end == '\0';
-}
-
-static bool value(Json *j, int depth);
-
-/* After a member or element: ',' (*more = true) or the closing character (*more = false). */
-static bool
-next_or_close(Json *j, char close, bool *more)
-{
-	ws(j);
-	if (j->i >= j->n || (j->s[j->i] != ',' && j->s[j->i] != close))
-		return false;
-	*more = j->s[j->i++] == ',';
-	return true;
-}
-
-static bool
-literal(Json *j, const char *lit)
-{
-	size_t		l = strlen(lit);
-
-	if (j->n - j->i < l || memcmp(j->s + j->i, lit, l) != 0)
-		return false;
-	j->i += l;
-	return true;
-}
-
-/* skip any value */
-static bool
-value(Json *j, int depth)
-{
-	double		d;
-
-	if (depth > MAX_DEPTH)
-		return false;
-	ws(j);
-	if (j->i >= j->n)
-		return false;
-	switch (j->s[j->i])
-	{
-		case '"':
-			return string(j, NULL);
-		case '{':
-		case '[':
-			{
-				char		close = j->s[j->i] == '{' ? '}' : ']';
-				bool		obj = close == '}';
-
-				j->i++;
-				ws(j);
-				if (j->i < j->n && j->s[j->i] == close)
-				{
-					j->i++;
-					return true;
-				}
-				for (;;)
-				{
-					if (obj)
-					{
-						ws(j);
-						if (!string(j, NULL))
-							return false;
-						ws(j);
-						if (j->i >= j->n || j->s[j->i++] != ':')
-							return false;
-					}
-					bool		more;
-
-					if (!value(j, depth + 1) || !next_or_close(j, close, &more))
-						return false;
-					if (!more)
-						return true;
-				}
-			}
-		case 't':
-			return literal(j, "true");
-		case 'f':
-			return literal(j, "false");
-		case 'n':
-			return literal(j, "null");
-		default:
-			return number(j, &d);
-	}
-}
-
-/* the top-level object's members the checks read; others skipped */
-static bool
-claims(Json *j, Claims *c)
-{
-	ws(j);
-	if (j->i >= j->n || j->s[j->i++] != '{')
-		return false;
-	ws(j);
-	if (j->i < j->n && j->s[j->i] == '}')
-	{
-		j->i++;
-		goto done;
-	}
-	for (;;)
+	while (more)
 	{
 		char	   *name;
-		bool		more;
 
-		ws(j);
-		if (!string(j, &name))
+		if (!next_string(lx, a, &name) || !json_expect(lx, &t, JT_COLON, "':'"))
 			return false;
-		ws(j);
-		if (j->i >= j->n || j->s[j->i++] != ':')
-			return false;
-		ws(j);
 		if (strcmp(name, "alg") == 0 || strcmp(name, "iss") == 0)
 		{
-			if (!string(j, strcmp(name, "alg") == 0 ? &c->alg : &c->iss))
+			if (!next_string(lx, a, name[0] == 'a' ? &c->alg : &c->iss))
 				return false;
 		}
-		else if (strcmp(name, "aud") == 0 && j->i < j->n && j->s[j->i] == '"')
+		else if (strcmp(name, "aud") == 0)
 		{
-			if (!string(j, &c->aud[0]))
+			if (!audiences(lx, a, c))
 				return false;
-			c->naud = 1;
-		}
-		else if (strcmp(name, "aud") == 0 && j->i < j->n && j->s[j->i] == '[')
-		{
-			j->i++;
-			c->naud = 0;
-			ws(j);
-			if (j->i < j->n && j->s[j->i] == ']')
-				j->i++;
-			else
-				for (bool more = true; more;)
-				{
-					ws(j);
-					if (c->naud >= MAX_AUD || !string(j, &c->aud[c->naud++]) || !next_or_close(j, ']', &more))
-						return false;
-				}
 		}
 		else if (strcmp(name, "nbf") == 0 || strcmp(name, "exp") == 0 || strcmp(name, "iat") == 0)
 		{
 			double	   *d = name[0] == 'n' ? &c->nbf : name[0] == 'e' ? &c->exp : &c->iat;
 			bool	   *has = name[0] == 'n' ? &c->has_nbf : name[0] == 'e' ? &c->has_exp : &c->has_iat;
 
-			if (!number(j, d))
+			if (!json_next(lx, &t) || !number_of(&t, d))
 				return false;
 			*has = true;
 		}
-		else if (!value(j, 1))
+		else if (!json_skip_value(lx, MAX_DEPTH, NULL))
 			return false;
-		if (!next_or_close(j, '}', &more))
+		if (!next_or_close(lx, JT_RBRACE, &more))
 			return false;
-		if (!more)
-			break;
 	}
-done:
-	ws(j);
-	return j->i == j->n;
+	return json_next(lx, &t) && t.kind == JT_END;
 }
 
 /* base64url (no padding) into a malloc'd buffer */
@@ -407,13 +253,14 @@ part(Arena *a, const char *s, size_t n, Claims *c)
 {
 	size_t		len;
 	unsigned char *raw = b64url(s, n, &len);
-	Json		j;
+	TsError		err = {0};
+	JsonLex		lx;
 	bool		ok;
 
 	if (raw == NULL)
 		return false;
-	j = (Json) {a, (const char *) raw, len, 0};
-	ok = claims(&j, c);
+	json_lex_init(&lx, (const char *) raw, len, &err, TSE_INVALID_INPUT, "the token's JSON");
+	ok = claims(&lx, a, c);
 	free(raw);
 	return ok;
 }

@@ -2,6 +2,7 @@
  * pool.c - bounded libpq connection pool with reconnect back-off (see pool.h).
  */
 #include "pool.h"
+#include "account_db.h"
 #include "gateway.h"
 
 #include <errno.h>
@@ -24,12 +25,13 @@ struct Pool
 	int			queue_max;
 	int			queue_timeout_ms;
 	int			statement_timeout_ms;
+	char	   *account;		/* the account every connection's database must serve */
 	double		next_connect_ms;	/* back-off: no connection attempt before this */
 	int			backoff_ms;
 };
 
 Pool *
-pool_create(const char *dsn, int size, int queue_max, int queue_timeout_ms, int statement_timeout_ms)
+pool_create(const char *dsn, const char *account, int size, int queue_max, int queue_timeout_ms, int statement_timeout_ms)
 {
 	Pool	   *p = calloc(1, sizeof(Pool));
 	pthread_condattr_t ca;
@@ -37,10 +39,11 @@ pool_create(const char *dsn, int size, int queue_max, int queue_timeout_ms, int 
 	if (p == NULL)
 		return NULL;
 	p->dsn = strdup(dsn);
+	p->account = strdup(account);
 	p->size = size;
 	p->conns = calloc((size_t) size, sizeof(PoolConn));
 	p->free_idx = calloc((size_t) size, sizeof(int));
-	if (p->dsn == NULL || p->conns == NULL || p->free_idx == NULL)
+	if (p->dsn == NULL || p->account == NULL || p->conns == NULL || p->free_idx == NULL)
 		return NULL;
 	for (int i = 0; i < size; i++)
 		p->free_idx[i] = size - 1 - i;
@@ -88,6 +91,11 @@ connect_slot(Pool *p, PoolConn *c, char *why, size_t whylen)
 		return false;
 	}
 	PQclear(res);
+	if (!account_db_check(conn, p->account, why, whylen))
+	{
+		PQfinish(conn);
+		return false;
+	}
 	c->conn = conn;
 	memset(c->prepared, 0, sizeof(c->prepared));
 	return true;
@@ -160,7 +168,7 @@ pool_acquire(Pool *p, PoolConn **out, char *why, size_t whylen)
 	if (!connect_slot(p, c, why, whylen))
 	{
 		pthread_mutex_lock(&p->mu);
-		p->backoff_ms = p->backoff_ms == 0 ? 100 : (p->backoff_ms * 2 > 5000 ? 5000 : p->backoff_ms * 2);
+		p->backoff_ms = p->backoff_ms == 0 ? 100 : (p->backoff_ms * 2 > POOL_BACKOFF_MAX_MS ? POOL_BACKOFF_MAX_MS : p->backoff_ms * 2);
 		p->next_connect_ms = now_ms() + p->backoff_ms;
 		p->free_idx[p->nfree++] = idx;
 		pthread_cond_signal(&p->cv);
@@ -218,5 +226,6 @@ pool_destroy(Pool *p)
 	free(p->conns);
 	free(p->free_idx);
 	free(p->dsn);
+	free(p->account);
 	free(p);
 }

@@ -4,8 +4,10 @@
  * A request borrows one connection for one statement. Waiting for a free connection is bounded in
  * count (queue_max) and time (queue_timeout_ms); past either the request is answered 503
  * ServerBusy. A connection that is lost is dropped and re-made on a later borrow, with exponential
- * back-off (100 ms doubling to 5 s) while the database stays unreachable. Statements are prepared
- * lazily, once per connection (sqlapi.c holds the statements).
+ * back-off (100 ms doubling to POOL_BACKOFF_MAX_MS) while the database stays unreachable, so a
+ * database (or a node) that comes back is served again within a second. Every new connection is
+ * checked (account_db.c): the extension at the gateway's version, the database the account's.
+ * Statements are prepared lazily, once per connection (sqlapi.c holds the statements).
  */
 #ifndef GW_POOL_H
 #define GW_POOL_H
@@ -30,7 +32,10 @@ typedef enum PoolStatus
 	POOL_UNAVAILABLE			/* the database cannot be reached (in back-off) */
 } PoolStatus;
 
-extern Pool *pool_create(const char *dsn, int size, int queue_max, int queue_timeout_ms, int statement_timeout_ms);
+#define POOL_BACKOFF_MAX_MS 800
+
+extern Pool *pool_create(const char *dsn, const char *account, int size, int queue_max, int queue_timeout_ms,
+						 int statement_timeout_ms);
 extern PoolStatus pool_acquire(Pool *p, PoolConn **out, char *why, size_t whylen);
 /* broken: the connection was lost (it is closed and re-made on a later borrow) */
 extern void pool_release(Pool *p, PoolConn *c, bool broken);

@@ -330,9 +330,12 @@ props_render(Buf *b, const ServiceProps *p)
 	buf_puts(b, "</Cors></StorageServiceProperties>");
 }
 
-/* Is item (n bytes) in the comma-separated list? prefix: an entry ending in '*' matches by prefix. */
+/*
+ * Is item (n bytes) in the comma-separated list? prefix: an entry ending in '*' matches by prefix;
+ * exact_case: compared byte for byte (HTTP methods), else ignoring ASCII case (origins, headers).
+ */
 static bool
-in_list(const char *list, const char *item, size_t n, bool prefix)
+in_list(const char *list, const char *item, size_t n, bool prefix, bool exact_case)
 {
 	const char *p;
 	size_t		l;
@@ -344,7 +347,7 @@ in_list(const char *list, const char *item, size_t n, bool prefix)
 			return true;
 		if (prefix && l > 0 && p[l - 1] == '*' && n >= l - 1 && ascii_nieq(p, item, l - 1))
 			return true;
-		if (l == n && ascii_nieq(p, item, n))
+		if (l == n && (exact_case ? memcmp(p, item, n) == 0 : ascii_nieq(p, item, n)))
 			return true;
 	}
 	return false;
@@ -358,7 +361,7 @@ headers_allowed(const CorsRule *c, const char *headers)
 	bool		trailing;
 
 	while (next_item(&headers, &p, &l, &trailing))
-		if (l > 0 && !in_list(c->allowed_headers, p, l, true))
+		if (l > 0 && !in_list(c->allowed_headers, p, l, true, false))
 			return false;
 	return true;
 }
@@ -372,11 +375,42 @@ props_cors_match(const ServiceProps *p, const char *origin, const char *method, 
 	{
 		const CorsRule *c = &p->cors[i];
 
-		if (in_list(c->origins, origin, strlen(origin), false) && in_list(c->methods, method, strlen(method), false) &&
+		if (in_list(c->origins, origin, strlen(origin), false, false) &&
+			in_list(c->methods, method, strlen(method), false, true) &&
 			headers_allowed(c, request_headers))
 			return c;
 	}
 	return NULL;
+}
+
+void
+props_cors_expose(const CorsRule *c, const char *const *names, int n, Buf *out)
+{
+	const char *list = c->exposed_headers,
+			   *p;
+	size_t		l;
+	bool		trailing;
+
+	while (list && next_item(&list, &p, &l, &trailing))
+	{
+		if (l == 0)
+			continue;
+		if (p[l - 1] != '*' || l == 1)
+		{
+			if (out->len > 0)
+				buf_puts(out, ",");
+			buf_append(out, p, l);
+			continue;
+		}
+		/* a prefix ("x-ms-*"): the response's headers that have it, each named */
+		for (int i = 0; i < n; i++)
+			if (strlen(names[i]) >= l - 1 && ascii_nieq(names[i], p, l - 1))
+			{
+				if (out->len > 0)
+					buf_puts(out, ",");
+				buf_puts(out, names[i]);
+			}
+	}
 }
 
 static bool

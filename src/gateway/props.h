@@ -78,4 +78,11 @@ extern bool props_copy(Arena *a, const ServiceProps *src, ServiceProps *dst);
 extern const CorsRule *props_cors_match(const ServiceProps *p, const char *origin, const char *method,
 										const char *request_headers);
 
+/*
+ * The rule's exposed headers as Access-Control-Expose-Headers lists them, appended to out: each
+ * entry as written, except that an entry ending in '*' (x-ms-*) becomes the names among
+ * names[0..n) (the response's headers) that start with it - browsers take no wildcard there.
+ */
+extern void props_cors_expose(const CorsRule *c, const char *const *names, int n, Buf *out);
+
 #endif

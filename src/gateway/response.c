@@ -1,8 +1,9 @@
 /*
  * response.c - building answers: headers, JSON bodies, and the service's error bodies
- *   JSON: {"odata.error":{"code":"...","message":{"lang":"en-US","value":"...\nRequestId:...\nTime:..."}}}
+ *   JSON: {"odata.error":{"code":"...","message":{"lang":"en-US","value":"<text>\nRequestId:...\nTime:...[\n<detail>]"}}}
  *   XML (service resources): <Error><Code>...</Code><Message>...</Message></Error>
- * with the x-ms-error-code header.
+ * with the x-ms-error-code header (and Retry-After on a 503). The message starts with the
+ * service's own text for the code (errors.c); tablestore's explanation follows the Time line.
  */
 #include "gateway.h"
 
@@ -62,23 +63,31 @@ resp_xml(Req *r, int status, Buf *doc)
 	r->resp.content_type = "application/xml";
 }
 
+/*
+ * An error's message value, as the service writes it: [N:]<the service's text>, the RequestId
+ * and Time lines, then what tablestore adds (a bounded explanation), when it has anything.
+ */
 static void
-message_value(Buf *b, const char *message, const char *request_id)
+message_value(Buf *b, const char *code, int op_index, const char *detail, const char *request_id)
 {
 	char		t[40];
 
 	iso_now(t);
-	buf_puts(b, message);
+	if (op_index >= 0)
+		buf_printf(b, "%d:", op_index);
+	buf_puts(b, error_text(code));
 	buf_printf(b, "\nRequestId:%s\nTime:%s", request_id, t);
+	if (detail != NULL && detail[0] != '\0')
+		buf_printf(b, "\n%s", detail);
 }
 
 void
-error_body_json(Buf *b, const char *code, const char *message, const char *request_id)
+error_body_json(Buf *b, const char *code, int op_index, const char *detail, const char *request_id)
 {
 	Buf			v;
 
 	buf_init(&v);
-	message_value(&v, message, request_id);
+	message_value(&v, code, op_index, detail, request_id);
 	buf_puts(b, "{\"odata.error\":{\"code\":");
 	buf_json_string(b, code, strlen(code));
 	buf_puts(b, ",\"message\":{\"lang\":\"en-US\",\"value\":");
@@ -88,7 +97,7 @@ error_body_json(Buf *b, const char *code, const char *message, const char *reque
 }
 
 void
-resp_error_status(Req *r, int status, const char *code, const char *message)
+resp_error_status(Req *r, int status, const char *code, const char *detail)
 {
 	r->resp.status = status;
 	r->resp.error_code = code;
@@ -98,7 +107,7 @@ resp_error_status(Req *r, int status, const char *code, const char *message)
 		Buf			v;
 
 		buf_init(&v);
-		message_value(&v, message, r->request_id);
+		message_value(&v, code, -1, detail, r->request_id);
 		buf_puts(&r->resp.body, "<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>");
 		buf_xml_text(&r->resp.body, code);
 		buf_puts(&r->resp.body, "</Code><Message>");
@@ -109,11 +118,13 @@ resp_error_status(Req *r, int status, const char *code, const char *message)
 	}
 	else
 	{
-		error_body_json(&r->resp.body, code, message, r->request_id);
+		error_body_json(&r->resp.body, code, -1, detail, r->request_id);
 		/* errors are answered in minimal metadata unless no metadata was asked for */
 		r->resp.content_type = meta_content_type(r->meta == META_NONE ? META_NONE : META_MINIMAL);
 	}
 	resp_header(r, "x-ms-error-code", code);
+	if (status == 503)
+		resp_header(r, "Retry-After", "1");
 }
 
 void
@@ -122,8 +133,12 @@ resp_error(Req *r, const char *code, const char *fmt,...)
 	char		msg[512];
 	va_list		ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	msg[0] = '\0';
+	if (fmt != NULL)
+	{
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+	}
 	resp_error_status(r, error_status(code), code, msg);
 }

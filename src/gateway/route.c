@@ -36,7 +36,7 @@ typedef struct RouteEntry
 	char		table[64];		/* lower case */
 	time_t		fetched;
 	int			count;			/* 0: not distributed (the coordinator answers) */
-	short		node[ROUTE_MAX_SHARDS];	/* index into gw_config.nodes, -1: not a configured node */
+	short		node[ROUTE_MAX_SHARDS];	/* index into the account's nodes, -1: not a configured node */
 } RouteEntry;
 
 static RouteEntry cache[ROUTE_SLOTS];
@@ -52,11 +52,7 @@ route_shard_of(const char *pk, size_t len, int shard_count)
 	return (int) (row % (uint64_t) shard_count);
 }
 
-/*
- * The first "PartitionKey":"..." member of a JSON text (an entity or a batch document), when its
- * value has no escapes; NULL otherwise. In a batch document an insert's entity is a JSON string
- * (entity_json), where the member reads \"PartitionKey\":\"...\": quote is then that escaped quote.
- */
+/* The first "PartitionKey":"..." member of a JSON text, when its value has no escapes; NULL otherwise. */
 static char *
 key_member(Req *r, const char *json, const char *quote)
 {
@@ -83,12 +79,12 @@ key_member(Req *r, const char *json, const char *quote)
 	return *p ? arena_strndup(&r->arena, start, p - start) : NULL;
 }
 
-static char *
-json_partition_key(Req *r, const char *json)
+char *
+route_body_partition_key(Req *r, const char *json, size_t len)
 {
-	char	   *pk = key_member(r, json, "\"");
+	char	   *copy = json ? arena_strndup(&r->arena, json, len) : NULL;	/* NUL-terminated */
 
-	return pk ? pk : key_member(r, json, "\\\"");
+	return copy ? key_member(r, copy, "\"") : NULL;
 }
 
 /* PartitionKey eq '...' in a $filter without "or" or "not" (then it names one partition). */
@@ -147,10 +143,10 @@ slot_of(int account, const char *table)
 }
 
 static int
-node_index(const char *server)
+node_index(const Account *a, const char *server)
 {
-	for (int i = 0; i < gw_config.nnodes; i++)
-		if (strcmp(gw_config.nodes[i].name, server) == 0)
+	for (int i = 0; i < a->nnodes; i++)
+		if (strcmp(a->nodes[i].name, server) == 0)
 			return i;
 	return -1;
 }
@@ -190,7 +186,7 @@ fetch(Req *r, const char *table, RouteEntry *e)
 				for (int k = 0; k < count; k++)
 					e->node[k] = -1;
 			}
-			e->node[shard] = PQgetisnull(res, i, 1) ? -1 : node_index(PQgetvalue(res, i, 1));
+			e->node[shard] = PQgetisnull(res, i, 1) ? -1 : node_index(r->account, PQgetvalue(res, i, 1));
 		}
 	}
 	PQclear(res);
@@ -198,32 +194,42 @@ fetch(Req *r, const char *table, RouteEntry *e)
 }
 
 /*
- * The PartitionKey a call names, or NULL. Only the URL's keys are certain; a body's or filter's
- * key is found by a scan that reads no more than it needs, and a wrong guess is harmless: a node
- * that does not hold the partition the call really names answers TSX03, and the coordinator runs
- * the call (sqlapi.c).
+ * The table and PartitionKey the request's operation names (ops.h: where its PartitionKey is), or
+ * false. Only the URL's keys are certain; a body's or filter's key is found by a scan that reads
+ * no more than it needs, and a wrong guess is harmless: a node that does not hold the partition
+ * the call really names answers TSX03, and the coordinator runs the call (sqlapi.c).
  */
-static char *
-partition_key_of(Req *r, SqlStmt st, const char *const *params)
+static bool
+partition_of(Req *r, const char **table, const char **pk)
 {
-	switch (st)
+	const char *filter;
+
+	*pk = NULL;
+	*table = r->route_table ? r->route_table : r->target.table;
+	switch (r->op->pk)
 	{
-		case SQL_GET_ENTITY:
-		case SQL_WRITE_ENTITY:
-		case SQL_DELETE_ENTITY:
-			return (char *) params[1];
-		case SQL_INSERT_ENTITY:
-		case SQL_BATCH:
-			return params[1] ? json_partition_key(r, params[1]) : NULL;
-		case SQL_QUERY_ENTITIES:
-			return params[1] ? filter_partition_key(r, params[1]) : NULL;
-		default:
-			return NULL;
+		case PK_URL:
+			*pk = r->target.pk;
+			break;
+		case PK_BODY:
+			*pk = r->route_pk ? r->route_pk : route_body_partition_key(r, r->body.data, r->body.len);
+			break;
+		case PK_FILTER:
+			filter = query_get(&r->target.query, "$filter");
+			*pk = filter ? filter_partition_key(r, filter) : NULL;
+			break;
+		case PK_CHANGESET:
+			*pk = r->route_pk;
+			break;
+		case PK_NONE:
+			*pk = NULL;
+			break;
 	}
+	return *table != NULL && *pk != NULL;
 }
 
 Pool *
-route_pool(Req *r, SqlStmt st, const char *const *params)
+route_pool(Req *r)
 {
 	RouteEntry *e;
 	RouteEntry	fresh;
@@ -231,11 +237,12 @@ route_pool(Req *r, SqlStmt st, const char *const *params)
 	int			account = account_index(r);
 	int			node = -1;
 	time_t		now = time(NULL);
+	const char *name;
 	const char *pk;
 
-	if (gw_config.nnodes == 0 || params[0] == NULL || (pk = partition_key_of(r, st, params)) == NULL)
+	if (r->account->nnodes == 0 || !partition_of(r, &name, &pk))
 		return NULL;
-	lower_name(table, params[0]);
+	lower_name(table, name);
 	pthread_mutex_lock(&cache_lock);
 	e = &cache[slot_of(account, table)];
 	if (e->used && e->account == account && strcmp(e->table, table) == 0 && now - e->fetched < ROUTE_TTL)
@@ -243,13 +250,13 @@ route_pool(Req *r, SqlStmt st, const char *const *params)
 		if (e->count > 0)
 			node = e->node[route_shard_of(pk, strlen(pk), e->count)];
 		pthread_mutex_unlock(&cache_lock);
-		return node >= 0 ? gw_config.nodes[node].pool : NULL;
+		return node >= 0 ? r->account->nodes[node].pool : NULL;
 	}
 	pthread_mutex_unlock(&cache_lock);
 
 	/* read outside the lock; a concurrent reader may store the same map */
 	memset(&fresh, 0, sizeof(fresh));
-	if (!fetch(r, params[0], &fresh))
+	if (!fetch(r, name, &fresh))
 		return NULL;
 	fresh.used = true;
 	fresh.account = account;
@@ -260,7 +267,7 @@ route_pool(Req *r, SqlStmt st, const char *const *params)
 	pthread_mutex_lock(&cache_lock);
 	cache[slot_of(account, table)] = fresh;
 	pthread_mutex_unlock(&cache_lock);
-	return node >= 0 ? gw_config.nodes[node].pool : NULL;
+	return node >= 0 ? r->account->nodes[node].pool : NULL;
 }
 
 void

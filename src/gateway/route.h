@@ -15,11 +15,16 @@ struct Req;
 struct Pool;
 
 /*
- * The pool of the node that holds the partition a statement names (Get, Update, Merge, Delete
- * Entity: the table and PartitionKey are its first two parameters), or NULL: the account's own
- * database (the coordinator) runs it.
+ * The pool of the node that holds the partition the request's operation names (where its
+ * PartitionKey is: ops.h's table), or NULL: the account's own database (the coordinator) runs it.
  */
-extern struct Pool *route_pool(struct Req *r, SqlStmt st, const char *const *params);
+extern struct Pool *route_pool(struct Req *r);
+
+/*
+ * The first "PartitionKey":"..." member of an entity's JSON text, when its value has no escapes;
+ * NULL otherwise (a guess: a wrong one is harmless, see route.c).
+ */
+extern char *route_body_partition_key(struct Req *r, const char *json, size_t len);
 
 /* The node answered that the shard is not there (moved): forget the table's shard map. */
 extern void route_forget(struct Req *r, const char *table);

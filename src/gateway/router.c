@@ -1,14 +1,31 @@
 /*
- * router.c - from method and target to a handler: X-HTTP-Method tunnelling, the addressed account,
- * the metadata level (Accept or $format; Atom refused), authentication (Shared Key, or a shared
- * access signature and what it allows the request to do), the base URL used in odata.metadata,
- * and the route table.
+ * router.c - a request's way through the gateway, in the order listener.c calls it:
+ *
+ *   router_headers  as soon as the headers are in, before any of the body is read: X-HTTP-Method
+ *                   tunnelling, the addressed account and resource, the operation (ops.h's
+ *                   table), the metadata level (Accept or $format), authentication (Shared Key,
+ *                   a shared access signature's signature, a bearer token: all from the headers)
+ *                   and authorization (what the SAS allows, the read-only -secondary endpoint).
+ *                   A request refused here is answered without its body being read.
+ *   router_body     once the body is in: Content-MD5 / x-ms-content-crc64 against it.
+ *   router_run      the operation's handler, on one of the account's database workers when it
+ *                   needs the database (worker.c); a SAS naming a stored access policy is checked
+ *                   against the policy first.
+ *   router_finish   the CORS headers of the answer.
  */
 #include "gateway.h"
-#include "sqlapi.h"
+#include "props.h"
 
+#include <openssl/evp.h>
 #include <string.h>
 #include <time.h>
+
+/* the handlers, by operation: ops.h's table expanded with its handler column */
+static void (*const handlers[OP__COUNT]) (Req *r) = {
+#define GW_OP_HANDLER(id, name, res, verbs, ifm, handler, st, srt, any, all, tsas, batch, flags, pk) [id] = handler,
+	GW_OPERATIONS(GW_OP_HANDLER)
+#undef GW_OP_HANDLER
+};
 
 static bool
 is_account_cb(const char *name, size_t len, void *cls)
@@ -17,18 +34,12 @@ is_account_cb(const char *name, size_t len, void *cls)
 	return config_find_account(name, len) != NULL;
 }
 
-static bool
-verb_is(const Req *r, const char *v)
-{
-	return strcmp(r->verb, v) == 0;
-}
-
 /* Metadata level from $format, else Accept. false: 400 (an unknown $format) or 415 answered. */
 static bool
 negotiate(Req *r)
 {
 	const char *f = query_get(&r->target.query, "$format");
-	bool		atom = false;
+	const char *refused;
 
 	r->meta = META_MINIMAL;
 	if (f && *f == '\0')
@@ -37,20 +48,20 @@ negotiate(Req *r)
 		return true;
 	/* $format names a JSON level (read as an Accept is), or Atom, which is refused; nothing else */
 	if (f && (ascii_ieq(f, "atom") || ascii_ieq(f, "xml")))
-		atom = true;
+		refused = "AtomFormatNotSupported";
 	else if (f && !ascii_nieq(f, "application/json", 16) && !ascii_nieq(f, "application/atom+xml", 20) &&
 			 !ascii_nieq(f, "application/xml", 15))
 	{
 		resp_error(r, "InvalidQueryParameterValue",
-				   "Value for one of the query parameters specified in the request URI is invalid: $format must be json or application/json;odata=nometadata, minimalmetadata or fullmetadata.");
+				   "$format must be json or application/json;odata=nometadata, minimalmetadata or fullmetadata.");
 		return false;
 	}
-	if (atom || !meta_of_accept(f ? f : r->accept, &r->meta))
-	{
-		resp_error(r, "AtomFormatNotSupported", "Atom format is not supported; use application/json.");
-		return false;
-	}
-	return true;
+	else
+		refused = meta_of_accept(f ? f : r->accept, &r->meta);
+	if (refused == NULL)
+		return true;
+	resp_error(r, refused, "Use application/json;odata=nometadata, minimalmetadata or fullmetadata.");
+	return false;
 }
 
 static bool
@@ -98,9 +109,41 @@ scope_literal(Req *r, const Sas *sas)
 static void
 sas_refuse(Req *r, SasResult res)
 {
-	resp_error(r, sas_result_code(res),
-			   "Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature. (%s)",
-			   sas_result_text(res));
+	resp_error(r, sas_result_code(res), "%s.", sas_result_text(res));
+}
+
+static void
+sas_input(Req *r, SasInput *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->query = &r->target.query;
+	in->account = r->account->name;
+	in->client_ip = r->client_ip[0] ? r->client_ip : NULL;
+	in->https = gw_config.tls_cert != NULL;	/* the listener speaks one protocol */
+	in->now = time(NULL);
+}
+
+/* What the verified SAS allows the operation; false: answered 403. */
+static bool
+sas_authorize(Req *r)
+{
+	const char *why = NULL;
+	const char *code;
+	unsigned	res = r->op->resources;
+	const char *table = (res & (OPR_TABLES_ONE | OPR_TABLE | OPR_TABLE_PARENS | OPR_TABLE_ACL | OPR_ENTITY)) ?
+		r->target.table : NULL;
+
+	r->key_scope = scope_literal(r, r->sas);
+	if (r->sas->kind == SAS_SERVICE && r->key_scope == NULL && (r->sas->spk || r->sas->epk))
+	{
+		resp_error(r, "ServerBusy", "out of memory");
+		return false;
+	}
+	code = sas_allows(r->sas, &r->op->sas, table, &why);
+	if (code == NULL)
+		return true;
+	resp_error(r, code, "%s", why);
+	return false;
 }
 
 /*
@@ -108,14 +151,19 @@ sas_refuse(Req *r, SasResult res)
  * the policy revokes its tokens at once. false: answered.
  */
 static bool
-sas_with_policy(Req *r, const SasInput *in)
+sas_with_policy(Req *r)
 {
-	const char *params[2] = {query_get(in->query, "tn"), query_get(in->query, "si")};
+	SasInput	in;
+	const char *params[2];
 	SqlError	err;
-	PGresult   *res = sql_call(r, SQL_GET_POLICY, params, &err);
+	PGresult   *res;
 	SasPolicy	policy = {0};
 	SasResult	sr;
 
+	sas_input(r, &in);
+	params[0] = query_get(in.query, "tn");
+	params[1] = query_get(in.query, "si");
+	res = sql_call(r, SQL_GET_POLICY, params, &err);
 	if (res == NULL)
 	{
 		if (err.status == 404 || err.status == 400)
@@ -134,45 +182,39 @@ sas_with_policy(Req *r, const SasInput *in)
 	policy.expiry = sql_field(r, res, 0, 1);
 	policy.permission = sql_field(r, res, 0, 2);
 	PQclear(res);
-	sr = sas_verify(in, &r->account->keys, &policy, &r->sas_storage);
+	sr = sas_verify(&in, &r->account->keys, &policy, &r->sas_storage);
 	if (sr != SAS_OK)
 	{
 		sas_refuse(r, sr);
 		return false;
 	}
-	return true;
+	r->sas = &r->sas_storage;
+	r->sas_policy_pending = false;
+	return sas_authorize(r);
 }
 
+/* A shared access signature, checked from the query alone (its policy, if any, later). */
 static bool
 authenticate_sas(Req *r)
 {
-	SasInput	in = {0};
+	SasInput	in;
 	SasResult	res;
 
-	in.query = &r->target.query;
-	in.account = r->account->name;
-	in.client_ip = r->client_ip[0] ? r->client_ip : NULL;
-	in.https = gw_config.tls_cert != NULL;	/* the listener speaks one protocol */
-	in.now = time(NULL);
+	sas_input(r, &in);
 	res = sas_verify(&in, &r->account->keys, NULL, &r->sas_storage);
 	if (res == SAS_POLICY_NEEDED)
 	{
-		if (!sas_with_policy(r, &in))
-			return false;
+		/* the signature is the account's: the policy's permissions and times come with the database */
+		r->sas_policy_pending = true;
+		return true;
 	}
-	else if (res != SAS_OK)
+	if (res != SAS_OK)
 	{
 		sas_refuse(r, res);
 		return false;
 	}
 	r->sas = &r->sas_storage;
-	r->key_scope = scope_literal(r, r->sas);
-	if (r->sas->kind == SAS_SERVICE && r->key_scope == NULL && (r->sas->spk || r->sas->epk))
-	{
-		resp_error(r, "ServerBusy", "out of memory");
-		return false;
-	}
-	return true;
+	return sas_authorize(r);
 }
 
 /* A bearer token (--oauth basic, HTTPS only); one that passes grants what the account key grants. */
@@ -184,13 +226,13 @@ authenticate_bearer(Req *r)
 	if (!gw_config.oauth)
 	{
 		resp_error(r, "AuthenticationFailed",
-				   "Server failed to authenticate the request. Bearer tokens are not accepted by this gateway (start it with --oauth basic and HTTPS).");
+				   "Bearer tokens are not accepted by this gateway (start it with --oauth basic and HTTPS).");
 		return false;
 	}
 	res = oauth_check(r->authorization, r->account->name, time(NULL), &gw_config.token_trust);
 	if (res == OAUTH_OK)
 		return true;
-	resp_error(r, "InvalidAuthenticationInfo", "Server failed to authenticate the request. %s.", oauth_result_text(res));
+	resp_error(r, "InvalidAuthenticationInfo", "%s.", oauth_result_text(res));
 	resp_header(r, "WWW-Authenticate",
 				"Bearer authorization_uri=https://login.microsoftonline.com/common/oauth2/authorize resource_id=https://storage.azure.com");
 	return false;
@@ -221,59 +263,7 @@ authenticate(Req *r)
 	res = auth_check(&in, &r->account->keys);
 	if (res == AUTH_OK)
 		return true;
-	resp_error(r, "AuthenticationFailed",
-			   "Server failed to authenticate the request. Make sure the value of the Authorization header is formed correctly including the signature. (%s)",
-			   auth_result_text(res));
-	return false;
-}
-
-bool
-router_sas_allows(Req *r, SasOp op, const char *table)
-{
-	const char *why = NULL;
-	const char *code;
-
-	if (r->sas == NULL)
-		return true;
-	code = sas_allows(r->sas, op, table, &why);
-	if (code == NULL)
-		return true;
-	resp_error(r, code, "%s", why);
-	return false;
-}
-
-/* What the request does, for a SAS's permission check; false when no route takes it. */
-static bool
-sas_op_of(const Req *r, SasOp *op)
-{
-	bool		get = verb_is(r, "GET");
-
-	switch (r->target.kind)
-	{
-		case RES_SERVICE:
-			*op = get ? SOP_SERVICE_READ : SOP_SERVICE_WRITE;
-			return true;
-		case RES_TABLES:
-			*op = get ? SOP_QUERY_TABLES : SOP_CREATE_TABLE;
-			return true;
-		case RES_TABLES_ONE:
-			*op = get ? SOP_QUERY_TABLES : SOP_DELETE_TABLE;
-			return true;
-		case RES_TABLE:
-			*op = r->xml ? SOP_TABLE_ACL : get ? SOP_QUERY_ENTITIES : SOP_INSERT;
-			return true;
-		case RES_ENTITY:
-			if (get)
-				*op = SOP_GET_ENTITY;
-			else if (verb_is(r, "DELETE"))
-				*op = SOP_DELETE_ENTITY;
-			else
-				*op = r->if_match ? SOP_UPDATE : SOP_UPSERT;
-			return true;
-		case RES_BATCH:
-			*op = SOP_BATCH;
-			return true;
-	}
+	resp_error(r, "AuthenticationFailed", "%s.", auth_result_text(res));
 	return false;
 }
 
@@ -290,131 +280,178 @@ set_base(Req *r)
 		r->base = arena_printf(&r->arena, "%s://%s/%s", gw_config.tls_cert ? "https" : "http", host, r->account->name);
 }
 
-static void
-unsupported_verb(Req *r)
+/* X-HTTP-Method: POST tunnels MERGE, PATCH, PUT or DELETE. false: answered. */
+static bool
+tunnel(Req *r)
 {
-	resp_error(r, "UnsupportedHttpVerb", "The resource doesn't support the specified HTTP verb %s.", r->verb);
-	resp_header(r, "Allow", r->target.kind == RES_ENTITY ? "GET, PUT, MERGE, PATCH, DELETE" :
-				r->target.kind == RES_TABLE ? "GET, POST" :
-				r->target.kind == RES_TABLES ? "GET, POST" :
-				r->target.kind == RES_TABLES_ONE ? "GET, DELETE" : "POST");
+	r->verb = r->method;
+	if (r->x_http_method == NULL || strcmp(r->method, "POST") != 0)
+		return true;
+	if (strcmp(r->x_http_method, "MERGE") == 0 || strcmp(r->x_http_method, "DELETE") == 0 ||
+		strcmp(r->x_http_method, "PUT") == 0 || strcmp(r->x_http_method, "PATCH") == 0)
+	{
+		r->verb = arena_strdup(&r->arena, r->x_http_method);
+		return true;
+	}
+	resp_error(r, "XHttpVerbNotSupported", "X-HTTP-Method must be MERGE, PATCH, PUT or DELETE.");
+	return false;
 }
 
-static void route(Req *r);
-
-void
-router_dispatch(Req *r)
+/* The operation the verb names on the addressed resource. false: answered. */
+static bool
+find_operation(Req *r)
 {
-	route(r);
-	/* CORS headers on every answer to a request with Origin, errors included */
-	if (r->origin != NULL && r->account != NULL && strcmp(r->method, "OPTIONS") != 0)
-		cors_actual(r);
+	const char *why = NULL;
+	const char *allowed = NULL;
+	OpResource	res = ops_resource(&r->target, query_get(&r->target.query, "restype"),
+								   query_get(&r->target.query, "comp"), &why);
+
+	if (res == OPR_NONE)
+	{
+		r->xml = r->target.kind == RES_SERVICE;
+		resp_error(r, "InvalidQueryParameterValue", "%s", why);
+		return false;
+	}
+	r->xml = (res & (OPR_SERVICE_PROPERTIES | OPR_SERVICE_STATS | OPR_TABLE_ACL)) != 0;
+	r->op = ops_find(res, r->verb, r->if_match != NULL, &allowed);
+	if (r->op != NULL)
+		return true;
+	resp_error(r, "UnsupportedHttpVerb", "The resource doesn't support the HTTP verb %s.", r->verb);
+	if (allowed)
+		resp_header(r, "Allow", allowed);
+	return false;
 }
 
-static void
-route(Req *r)
+/* Headers the operation requires or refuses. false: answered. */
+static bool
+operation_headers(Req *r)
+{
+	if (r->op->if_match == IFM_REQUIRED && r->if_match == NULL)
+	{
+		/* as the service: a delete says which version it removes, or '*' for any */
+		resp_error(r, "MissingRequiredHeader", "If-Match.");
+		return false;
+	}
+	if (r->if_match && !header_text_ok(r->if_match))
+	{
+		resp_error(r, "InvalidInput", "The If-Match header is not a valid ETag.");
+		return false;
+	}
+	return true;
+}
+
+bool
+router_headers(Req *r)
 {
 	const char *err = NULL;
-	const char *comp;
 
-	r->verb = r->method;
 	r->meta = META_MINIMAL;
-	if (r->x_http_method && strcmp(r->method, "POST") == 0)
-	{
-		if (strcmp(r->x_http_method, "MERGE") == 0 || strcmp(r->x_http_method, "DELETE") == 0 ||
-			strcmp(r->x_http_method, "PUT") == 0 || strcmp(r->x_http_method, "PATCH") == 0)
-			r->verb = arena_strdup(&r->arena, r->x_http_method);
-		else
-		{
-			resp_error(r, "XHttpVerbNotSupported", "X-HTTP-Method must be MERGE, PATCH, PUT or DELETE.");
-			return;
-		}
-	}
+	if (!tunnel(r))
+		return false;
 	r->target_ok = target_parse(&r->arena, r->raw_uri, strlen(r->raw_uri), r->host, is_account_cb, NULL,
 								&r->target, &err);
 	if (!r->target_ok)
 	{
-		resp_error(r, "InvalidUri", "The requested URI does not represent any resource on the server: %s.", err);
-		return;
+		resp_error(r, "InvalidUri", "%s.", err);
+		return false;
 	}
 	r->account = config_find_account(r->target.account, strlen(r->target.account));
-	comp = query_get(&r->target.query, "comp");
-	r->xml = r->target.kind == RES_SERVICE ||
-		(comp && strcmp(comp, "acl") == 0 && r->target.kind == RES_TABLE && !r->target.table_parens);
 	if (r->account == NULL)
 	{
 		resp_error(r, "AuthenticationFailed", "The account addressed by the request does not exist on this server.");
-		return;
+		return false;
 	}
-	/* ?comp= names a sub-resource: a table's acl, or the account's (service.c); nothing else has one */
-	if (comp && r->target.kind != RES_SERVICE && !r->xml)
+	if (!find_operation(r))
+		return false;
+	if (r->op->flags & OPF_NO_AUTH)
+		return true;			/* a CORS preflight: browsers send no credentials */
+	if (!(r->op->flags & OPF_XML) && !negotiate(r))
+		return false;
+	if (!(r->op->flags & OPF_XML) && content_is_atom(r))
 	{
-		resp_error(r, "InvalidQueryParameterValue",
-				   "Value for one of the query parameters specified in the request URI is invalid: comp (only a table has ?comp=acl).");
-		return;
+		resp_error(r, "AtomFormatNotSupported", "Use application/json.");
+		return false;
 	}
-	if (strcmp(r->method, "OPTIONS") == 0)
-	{
-		cors_preflight(r);		/* before authentication: browsers send no credentials */
-		return;
-	}
-	if (!r->xml && !negotiate(r))
-		return;
 	if (!authenticate(r))
-		return;
-	if (r->sas != NULL)
+		return false;
+	if (r->target.secondary && (r->op->flags & OPF_WRITE))
 	{
-		SasOp		op;
-
-		if (sas_op_of(r, &op) &&
-			!router_sas_allows(r, op, (r->target.kind == RES_TABLES_ONE || r->target.kind == RES_TABLE ||
-									   r->target.kind == RES_ENTITY) ? r->target.table : NULL))
-			return;
+		/* the read-access secondary endpoint, as the service's answers writes on it */
+		resp_error(r, "InsufficientAccountPermissions", "The -secondary endpoint is read-only.");
+		return false;
 	}
+	if (!operation_headers(r))
+		return false;
 	set_base(r);
-	if (!r->xml && content_is_atom(r))
-	{
-		resp_error(r, "AtomFormatNotSupported", "Atom format is not supported; use application/json.");
-		return;
-	}
+	return true;
+}
 
-	switch (r->target.kind)
+/* Content-MD5 or x-ms-content-crc64 (base64 of the digest) against the body. false: answered. */
+bool
+router_body(Req *r)
+{
+	unsigned char want[16],
+				got[EVP_MAX_MD_SIZE];
+	unsigned int glen = 0;
+	const char *b = r->body.data ? r->body.data : "";
+
+	if (r->content_md5 && r->content_crc64)
 	{
-		case RES_SERVICE:
-			service_handle(r);
-			return;
-		case RES_TABLES:
-			if (verb_is(r, "GET") || verb_is(r, "POST"))
-				tables_handle(r);
-			else
-				unsupported_verb(r);
-			return;
-		case RES_TABLES_ONE:
-			if (verb_is(r, "GET") || verb_is(r, "DELETE"))
-				tables_handle(r);
-			else
-				unsupported_verb(r);
-			return;
-		case RES_TABLE:
-			if (r->xml)
-				acl_handle(r);	/* ?comp=acl */
-			else if (verb_is(r, "GET") || (verb_is(r, "POST") && !r->target.table_parens))
-				entities_handle(r);
-			else
-				unsupported_verb(r);
-			return;
-		case RES_ENTITY:
-			if (verb_is(r, "GET") || verb_is(r, "PUT") || verb_is(r, "MERGE") || verb_is(r, "PATCH") ||
-				verb_is(r, "DELETE"))
-				entities_handle(r);
-			else
-				unsupported_verb(r);
-			return;
-		case RES_BATCH:
-			if (verb_is(r, "POST"))
-				batch_handle(r);
-			else
-				unsupported_verb(r);
-			return;
+		resp_error(r, "BothCrc64AndMd5HeaderPresent", NULL);
+		return false;
 	}
+	if (r->content_md5)
+	{
+		if (b64_decode(r->content_md5, strlen(r->content_md5), want, sizeof(want)) != 16)
+		{
+			resp_error(r, "InvalidMd5", NULL);
+			return false;
+		}
+		if (!EVP_Digest(b, r->body.len, got, &glen, EVP_md5(), NULL) || glen != 16 || memcmp(got, want, 16) != 0)
+		{
+			resp_error(r, "Md5Mismatch", NULL);
+			return false;
+		}
+	}
+	if (r->content_crc64)
+	{
+		uint64		crc = crc64_azure((const unsigned char *) b, r->body.len);
+		unsigned char le[8];
+
+		if (b64_decode(r->content_crc64, strlen(r->content_crc64), want, sizeof(want)) != 8)
+		{
+			resp_error(r, "InvalidCrc64", NULL);
+			return false;
+		}
+		for (int i = 0; i < 8; i++)
+			le[i] = (unsigned char) (crc >> (8 * i));
+		if (memcmp(le, want, 8) != 0)
+		{
+			resp_error(r, "Crc64Mismatch", NULL);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool
+router_needs_database(const Req *r)
+{
+	return (r->op->flags & OPF_DB) || r->sas_policy_pending;
+}
+
+void
+router_run(Req *r)
+{
+	if (r->sas_policy_pending && !sas_with_policy(r))
+		return;
+	handlers[r->op->id] (r);
+}
+
+void
+router_finish(Req *r, bool may_use_database)
+{
+	/* CORS headers on every answer to a request with Origin, errors included (not the preflight's) */
+	if (r->origin != NULL && r->account != NULL && strcmp(r->method, "OPTIONS") != 0)
+		cors_actual(r, may_use_database);
 }

@@ -365,85 +365,35 @@ sas_result_text(SasResult r)
 	return "authentication failed";
 }
 
-/* the permission an entity or table operation needs: any of `any`, and all of `all` */
-typedef struct Need
-{
-	unsigned	types;			/* account: srt letters accepted (any of) */
-	unsigned	any;
-	unsigned	all;
-} Need;
-
-static Need
-need_of(SasOp op)
-{
-	switch (op)
-	{
-		case SOP_SERVICE_READ:
-			return (Need) {SAS_T_SERVICE, SAS_P_READ, 0};
-		case SOP_SERVICE_WRITE:
-			return (Need) {SAS_T_SERVICE, SAS_P_WRITE, 0};
-		case SOP_QUERY_TABLES:
-			return (Need) {SAS_T_CONTAINER, SAS_P_LIST, 0};
-		case SOP_CREATE_TABLE:
-			return (Need) {SAS_T_CONTAINER, SAS_P_CREATE | SAS_P_WRITE, 0};
-		case SOP_DELETE_TABLE:
-			return (Need) {SAS_T_CONTAINER, SAS_P_DELETE, 0};
-		case SOP_TABLE_ACL:
-			return (Need) {0, 0, 0};
-		case SOP_QUERY_ENTITIES:
-			return (Need) {SAS_T_CONTAINER | SAS_T_OBJECT, SAS_P_READ, 0};
-		case SOP_GET_ENTITY:
-			return (Need) {SAS_T_OBJECT, SAS_P_READ, 0};
-		case SOP_INSERT:
-			return (Need) {SAS_T_OBJECT, SAS_P_ADD, 0};
-		case SOP_UPDATE:
-			return (Need) {SAS_T_OBJECT, SAS_P_UPDATE, 0};
-		case SOP_UPSERT:
-			return (Need) {SAS_T_OBJECT, 0, SAS_P_ADD | SAS_P_UPDATE};
-		case SOP_DELETE_ENTITY:
-			return (Need) {SAS_T_OBJECT, SAS_P_DELETE, 0};
-		case SOP_BATCH:
-			return (Need) {SAS_T_OBJECT, SAS_P_READ | SAS_P_ADD | SAS_P_UPDATE | SAS_P_DELETE, 0};
-	}
-	return (Need) {0, 0, 0};
-}
-
-static bool
-entity_op(SasOp op)
-{
-	return op >= SOP_QUERY_ENTITIES;
-}
-
 const char *
-sas_allows(const Sas *sas, SasOp op, const char *table, const char **why)
+sas_allows(const Sas *sas, const SasNeed *n, const char *table, const char **why)
 {
-	Need		n = need_of(op);
-
-	if (op == SOP_TABLE_ACL)
+	if (n->types == 0 && !n->table_sas)
 	{
-		*why = "A table's access policies are read and set with the account key only.";
+		*why = "This operation is authorized with the account key only (a table's access policies among them).";
 		return "AuthorizationPermissionMismatch";
 	}
 	if (sas->kind == SAS_SERVICE)
 	{
-		if (!entity_op(op))
+		if (!n->table_sas)
 		{
 			*why = "A table's shared access signature authorizes operations on its entities only.";
 			return "AuthorizationResourceTypeMismatch";
 		}
-		/* a batch's table is its sub-requests', each checked on its own */
-		if (op != SOP_BATCH && (table == NULL || !ascii_ieq(table, sas->table)))
+		if (table != NULL && !ascii_ieq(table, sas->table))
 		{
 			*why = "The shared access signature is for another table.";
 			return "AuthorizationFailure";
 		}
 	}
-	else if (!(sas->types & n.types))
+	else if (!(sas->types & n->types))
 	{
-		*why = "This request is not authorized to perform this operation using this resource type.";
+		*why = n->types == SAS_T_SERVICE ? "This operation needs the service resource type (srt with s)." :
+			n->types == SAS_T_CONTAINER ? "This operation needs the container resource type (srt with c)." :
+			"This operation needs the object resource type (srt with o).";
 		return "AuthorizationResourceTypeMismatch";
 	}
-	if ((n.any && !(sas->perms & n.any)) || (sas->perms & n.all) != n.all)
+	if ((n->any && !(sas->perms & n->any)) || (sas->perms & n->all) != n->all)
 	{
 		*why = "This request is not authorized to perform this operation using this permission.";
 		return "AuthorizationPermissionMismatch";

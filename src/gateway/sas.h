@@ -3,8 +3,9 @@
  * srk epk erk sig) and an account SAS (sv ss srt sp st se sip spr ses sig), verified with the
  * account's keys over the service's string to sign, with their times, IP range and protocol, and
  * a stored access policy's permissions and times when the SAS names one.
- * What a verified SAS may do is sas_allows (permissions and resource types per operation); its
- * key range is applied by the database (the REST functions' key_scope), on every path.
+ * What a verified SAS may do is sas_allows, from what each operation needs (ops.h's table: an
+ * account SAS's resource type and permissions, whether a table's SAS may do it); its key range
+ * is applied by the database (the REST functions' key_scope), on every path.
  * Pure: no libmicrohttpd, no libpq.
  */
 #ifndef GW_SAS_H
@@ -50,23 +51,14 @@ typedef struct Sas
 	const char *erk;
 } Sas;
 
-/* What a request does, for the permission check. */
-typedef enum SasOp
+/* What an operation needs of a shared access signature (ops.h's table gives it per operation). */
+typedef struct SasNeed
 {
-	SOP_SERVICE_READ,			/* Get Service Properties / Stats */
-	SOP_SERVICE_WRITE,			/* Set Service Properties */
-	SOP_QUERY_TABLES,			/* Query Tables, GET Tables('t') */
-	SOP_CREATE_TABLE,
-	SOP_DELETE_TABLE,
-	SOP_TABLE_ACL,				/* Get/Set Table ACL: never with a SAS */
-	SOP_QUERY_ENTITIES,
-	SOP_GET_ENTITY,
-	SOP_INSERT,
-	SOP_UPDATE,					/* Update or Merge with If-Match */
-	SOP_UPSERT,					/* Insert Or Replace / Insert Or Merge */
-	SOP_DELETE_ENTITY,
-	SOP_BATCH					/* the request itself; its operations are checked one by one */
-} SasOp;
+	unsigned	types;			/* an account SAS's resource type (SAS_T_*); 0: never with an account SAS */
+	unsigned	any;			/* permissions (SAS_P_*) of which it needs one; 0: none */
+	unsigned	all;			/* permissions it needs every one of */
+	bool		table_sas;		/* a table's SAS may do it, on its own table */
+} SasNeed;
 
 typedef struct SasInput
 {
@@ -113,11 +105,12 @@ extern const char *sas_result_code(SasResult r);
 extern const char *sas_result_text(SasResult r);
 
 /*
- * NULL when sas may do op on table (NULL for service and Tables resources); otherwise the
- * service's error code (AuthorizationPermissionMismatch, AuthorizationResourceTypeMismatch,
+ * NULL when sas may do an operation that needs need on table (NULL: no table, or one not known
+ * yet, such as a changeset's, whose operations are checked one by one); otherwise the service's
+ * error code (AuthorizationPermissionMismatch, AuthorizationResourceTypeMismatch,
  * AuthorizationFailure), with *why set to a sentence.
  */
-extern const char *sas_allows(const Sas *sas, SasOp op, const char *table, const char **why);
+extern const char *sas_allows(const Sas *sas, const SasNeed *need, const char *table, const char **why);
 
 /* A table SAS's (or stored policy's) permission letters, each of r a u d at most once, as SAS_P_* bits. */
 extern bool sas_table_permissions(const char *letters, unsigned *out);

@@ -5,8 +5,9 @@
  *        document names replace those stored, in tablestore.service_properties
  *   GET  ?restype=service&comp=stats       geo-replication "live" (there is no secondary)
  * and the per-account cache of the properties that CORS reads on every request with an Origin
- * (cors.c): reloaded when older than PROPS_CACHE_MS, refreshed at once by a Set through this
- * gateway.
+ * (cors.c): reloaded when older than PROPS_CACHE_MS by a request running on the account's
+ * database workers (an answer given without the database uses what is cached), refreshed at once
+ * by a Set through this gateway.
  */
 #include "gateway.h"
 #include "props.h"
@@ -113,7 +114,7 @@ cache_store(PropsCache *c, const ServiceProps *props, unsigned long read_generat
 }
 
 bool
-service_props_current(Req *r, ServiceProps *out)
+service_props_current(Req *r, ServiceProps *out, bool may_load)
 {
 	PropsCache *c = r->account->props;
 	bool		load = false,
@@ -122,7 +123,7 @@ service_props_current(Req *r, ServiceProps *out)
 	SqlError	err;
 
 	pthread_mutex_lock(&c->mu);
-	if ((!c->loaded || now_ms() - c->loaded_ms >= PROPS_CACHE_MS) && !c->loading)
+	if (may_load && (!c->loaded || now_ms() - c->loaded_ms >= PROPS_CACHE_MS) && !c->loading)
 	{
 		c->loading = load = true;
 		gen = c->generation;
@@ -150,8 +151,8 @@ service_props_current(Req *r, ServiceProps *out)
 	return ok;
 }
 
-static void
-get_properties(Req *r)
+void
+service_get_properties(Req *r)
 {
 	ServiceProps p;
 	SqlError	err;
@@ -169,8 +170,8 @@ get_properties(Req *r)
 	resp_xml(r, 200, &doc);
 }
 
-static void
-set_properties(Req *r)
+void
+service_set_properties(Req *r)
 {
 	ServiceProps update,
 				merged;
@@ -182,7 +183,7 @@ set_properties(Req *r)
 
 	if (!props_parse(&r->arena, r->body.data ? r->body.data : "", r->body.len, &update, &why))
 	{
-		resp_error(r, "InvalidXmlDocument", "XML specified is not syntactically valid: %s.", why);
+		resp_error(r, "InvalidXmlDocument", "%s.", why);
 		return;
 	}
 	if (!props_read(r, &merged, &err))
@@ -215,34 +216,14 @@ set_properties(Req *r)
 }
 
 void
-service_handle(Req *r)
+service_get_stats(Req *r)
 {
-	const char *restype = query_get(&r->target.query, "restype");
-	const char *comp = query_get(&r->target.query, "comp");
-	bool		get = strcmp(r->verb, "GET") == 0;
-	bool		put = strcmp(r->verb, "PUT") == 0;
+	char		t[64];
+	Buf			doc;
 
-	if (restype && strcmp(restype, "service") == 0 && comp && strcmp(comp, "properties") == 0)
-	{
-		if (get)
-			get_properties(r);
-		else if (put)
-			set_properties(r);
-		else
-			resp_error(r, "UnsupportedHttpVerb", "The resource doesn't support the specified HTTP verb.");
-		return;
-	}
-	if (restype && strcmp(restype, "service") == 0 && comp && strcmp(comp, "stats") == 0 && get)
-	{
-		char		t[64];
-		Buf			doc;
-
-		http_date(t, time(NULL));
-		buf_init(&doc);
-		buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"utf-8\"?><StorageServiceStats><GeoReplication>"
-				   "<Status>live</Status><LastSyncTime>%s</LastSyncTime></GeoReplication></StorageServiceStats>", t);
-		resp_xml(r, 200, &doc);
-		return;
-	}
-	resp_error(r, "InvalidQueryParameterValue", "The account root supports ?restype=service&comp=properties and comp=stats only.");
+	http_date(t, time(NULL));
+	buf_init(&doc);
+	buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"utf-8\"?><StorageServiceStats><GeoReplication>"
+			   "<Status>live</Status><LastSyncTime>%s</LastSyncTime></GeoReplication></StorageServiceStats>", t);
+	resp_xml(r, 200, &doc);
 }

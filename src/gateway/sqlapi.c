@@ -3,10 +3,11 @@
  * call is one execution of one of these, each calling one function of the extension
  * (doc/gateway.md).
  */
-#include "sqlapi.h"
 #include "gateway.h"
 #include "pool.h"
 #include "route.h"
+#include "sqlapi.h"
+#include "ts_error.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -77,44 +78,42 @@ copy_bounded(char *dst, size_t cap, const char *src)
 		dst[--n] = '\0';
 }
 
-/* Fill err from a failed result: "[operation N: ]Code: text", else by SQLSTATE. */
+/*
+ * Fill err from a failed result. The code is the SQLSTATE's (errors.c, through the extension's
+ * error table); the message is "[operation N: ]<Code>: <text>" for tablestore's errors, of which
+ * N and the text are kept; a message of PostgreSQL's own is kept whole.
+ */
 static void
 error_from_result(const PGresult *res, const PGconn *conn, SqlError *err)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-	const char *p;
+	size_t		prefix = strlen(TS_OPERATION_PREFIX);
 	size_t		n;
 
 	err->op_index = -1;
+	err->code = sqlstate_code(state);
+	err->status = error_status(err->code);
 	if (msg == NULL)
 		msg = conn ? PQerrorMessage(conn) : "unknown error";
-	p = msg;
-	if (strncmp(p, "operation ", 10) == 0 && p[10] >= '0' && p[10] <= '9')
+	if (strncmp(msg, TS_OPERATION_PREFIX, prefix) == 0 && msg[prefix] >= '0' && msg[prefix] <= '9')
 	{
 		int			idx = 0;
-		const char *q = p + 10;
+		const char *q = msg + prefix;
 
 		while (*q >= '0' && *q <= '9' && idx < 100000)
 			idx = idx * 10 + (*q++ - '0');
 		if (q[0] == ':' && q[1] == ' ')
 		{
 			err->op_index = idx;
-			p = q + 2;
+			msg = q + 2;
 		}
 	}
-	for (n = 0; (p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z'); n++)
-		;
-	if (n > 0 && p[n] == ':' && (err->code = error_code_lookup(p, n, &err->status)) != NULL)
-	{
-		p += n + 1;
-		while (*p == ' ')
-			p++;
-		copy_bounded(err->message, sizeof(err->message), p);
-		return;
-	}
-	err->code = sqlstate_code(state, &err->status);
-	copy_bounded(err->message, sizeof(err->message), err->op_index >= 0 ? p : msg);
+	n = strlen(err->code);
+	if (strncmp(msg, err->code, n) == 0 && msg[n] == ':')
+		for (msg += n + 1; *msg == ' '; msg++)
+			;
+	copy_bounded(err->message, sizeof(err->message), msg);
 }
 
 /* TSX03: a node does not hold the shard (it moved since the gateway read the shard map) */
@@ -138,7 +137,7 @@ PGresult *
 sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 {
 	const SqlDef *d = &defs[st];
-	Pool	   *routed = route_pool(r, st, params);	/* a distributed table's node, or NULL */
+	Pool	   *routed = st == r->op->statement ? route_pool(r) : NULL;	/* a distributed table's node */
 	Pool	   *pool = routed ? routed : r->account->pool;
 
 	for (int attempt = 0; attempt < 2; attempt++)
@@ -174,7 +173,7 @@ sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 						continue;	/* nothing ran yet: try once on a new connection */
 				}
 				else
-					log_msg("cannot prepare %s: %s (is the extension installed, at 0.2.0 or later?)", d->name, err->message);
+					log_msg("cannot prepare %s: %s (is the extension installed, at " TS_VERSION "?)", d->name, err->message);
 				return NULL;
 			}
 			PQclear(res);
@@ -192,7 +191,7 @@ sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 			/* the shard moved: the coordinator answers, and the map is read again next time */
 			pool_release(pool, c, false);
 			PQclear(res);
-			route_forget(r, params[0]);
+			route_forget(r, r->route_table ? r->route_table : r->target.table);
 			pool = r->account->pool;
 			attempt--;
 			routed = NULL;

@@ -11,6 +11,7 @@
 
 typedef enum SqlStmt
 {
+	SQL_NONE = -1,				/* an operation that runs no statement */
 	SQL_CREATE_TABLE,
 	SQL_DROP_TABLE,
 	SQL_QUERY_TABLES,
@@ -32,17 +33,19 @@ typedef enum SqlStmt
 typedef struct SqlError
 {
 	int			status;			/* HTTP status */
-	const char *code;			/* service error code (static string) */
+	const char *code;			/* service error code (static string), from the SQLSTATE */
 	int			op_index;		/* "operation N: ..." in a batch error, else -1 */
-	char		message[512];	/* the rest of the message, bounded */
+	char		message[512];	/* tablestore's explanation (the message after its code), bounded */
 } SqlError;
 
 struct Req;
 
 /*
- * Run a statement for the request's account. Returns the PGRES_TUPLES_OK result (the caller
- * PQclear()s it) or NULL with *err filled. Retries once on a serialization failure or deadlock
- * (the statement was rolled back), and once on a lost connection for read-only statements.
+ * Run a statement for the request's account: the operation's own statement on the node that
+ * holds its partition when its table is distributed (route.c), anything else on the account's
+ * database. Returns the PGRES_TUPLES_OK result (the caller PQclear()s it) or NULL with *err
+ * filled. Retries once on a serialization failure or deadlock (the statement was rolled back),
+ * and once on a lost connection for read-only statements.
  */
 extern PGresult *sql_call(struct Req *r, SqlStmt st, const char *const *params, SqlError *err);
 

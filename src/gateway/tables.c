@@ -1,14 +1,15 @@
 /*
- * tables.c - Create Table (POST Tables), Query Tables (GET Tables, $filter/$top/NextTableName),
- * Get Table (GET Tables('name')), Delete Table (DELETE Tables('name')).
+ * tables.c - the table operations' handlers (ops.h names which request is which): Create Table,
+ * Query Tables ($filter/$top/NextTableName), Query Tables of one table (Tables('name')), Delete
+ * Table.
  */
 #include "gateway.h"
 #include "sqlapi.h"
 
 #include <string.h>
 
-static void
-create_table(Req *r)
+void
+tables_create(Req *r)
 {
 	const char *body;
 	const char *params[4];
@@ -53,8 +54,8 @@ create_table(Req *r)
 	PQclear(res);
 }
 
-static void
-query_tables(Req *r)
+void
+tables_query(Req *r)
 {
 	const char *params[6];
 	SqlError	err;
@@ -85,8 +86,8 @@ query_tables(Req *r)
 	PQclear(res);
 }
 
-static void
-get_table(Req *r)
+void
+tables_get(Req *r)
 {
 	const char *params[4] = {r->target.table, meta_name(r->meta), r->base, r->account->name};
 	SqlError	err;
@@ -109,8 +110,8 @@ get_table(Req *r)
 	PQclear(res);
 }
 
-static void
-delete_table(Req *r)
+void
+tables_delete(Req *r)
 {
 	const char *params[1] = {r->target.table};
 	SqlError	err;
@@ -126,17 +127,4 @@ delete_table(Req *r)
 	}
 	PQclear(res);
 	resp_empty(r, 204);
-}
-
-void
-tables_handle(Req *r)
-{
-	if (r->target.kind == RES_TABLES_ONE && strcmp(r->verb, "GET") == 0)
-		get_table(r);
-	else if (r->target.kind == RES_TABLES_ONE)
-		delete_table(r);
-	else if (strcmp(r->verb, "POST") == 0)
-		create_table(r);
-	else
-		query_tables(r);
 }

@@ -31,8 +31,8 @@ decode(Arena *a, const char *s, size_t n, size_t *outlen, bool plus_is_space)
 
 			if (i + 2 >= n)
 				return NULL;
-			h = hexval((unsigned char) s[i + 1]);
-			l = hexval((unsigned char) s[i + 2]);
+			h = edm_hexval(s[i + 1]);
+			l = edm_hexval(s[i + 2]);
 			if (h < 0 || l < 0)
 				return NULL;
 			c = (char) (h << 4 | l);
@@ -107,7 +107,7 @@ query_parse(Arena *a, const char *qs, size_t n, Query *out, const char **err)
 			*err = "a query parameter has a malformed percent-escape";
 			return false;
 		}
-		if (!utf8_valid((const unsigned char *) p->value, p->value_len))
+		if (!edm_utf8_valid(p->value, p->value_len))
 		{
 			*err = "a query parameter is not valid UTF-8";
 			return false;
@@ -357,7 +357,7 @@ target_parse(Arena *a, const char *raw, size_t raw_len, const char *host,
 	}
 	else if (seg > 11 && memcmp(p + seg - 10, "-secondary", 10) == 0 && is_account(p + 1, seg - 11, cls))
 	{
-		/* "<account>-secondary": the secondary endpoint (service stats); the same data here */
+		/* "<account>-secondary": the read-only secondary endpoint; the same data here */
 		t->account = arena_strndup(a, p + 1, seg - 11);
 		t->secondary = true;
 		rest = p + seg;
@@ -374,6 +374,16 @@ target_parse(Arena *a, const char *raw, size_t raw_len, const char *host,
 		{
 			t->account = arena_strndup(a, host, hl);
 			t->host_style = true;
+			rest = p;
+			rest_len = plen;
+		}
+		else if (host && host[hl] == '.' && hl > 10 && memcmp(host + hl - 10, "-secondary", 10) == 0 &&
+				 is_account(host, hl - 10, cls))
+		{
+			/* <account>-secondary.table.core.windows.net: the read-only secondary endpoint */
+			t->account = arena_strndup(a, host, hl - 10);
+			t->host_style = true;
+			t->secondary = true;
 			rest = p;
 			rest_len = plen;
 		}
@@ -402,7 +412,7 @@ target_parse(Arena *a, const char *raw, size_t raw_len, const char *host,
 		*err = "the path has a malformed percent-escape or an encoded NUL";
 		return false;
 	}
-	if (!utf8_valid((const unsigned char *) dec, dec_len))
+	if (!edm_utf8_valid(dec, dec_len))
 	{
 		*err = "the path is not valid UTF-8";
 		return false;

@@ -36,7 +36,7 @@ typedef struct Target
 {
 	char	   *account;		/* NULL until known */
 	bool		host_style;
-	bool		secondary;		/* path-style "<account>-secondary" */
+	bool		secondary;		/* "<account>-secondary" (path or host): the read-only secondary endpoint */
 	char	   *raw_path;		/* the path as sent (no query), what signatures cover */
 	ResKind		kind;
 	char	   *table;			/* TABLES_ONE, TABLE, ENTITY */

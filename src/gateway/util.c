@@ -1,12 +1,15 @@
 /*
- * util.c - arena, growable buffer, base64, JSON/XML escaping, dates and request ids (see util.h).
+ * util.c - arena, growable buffer, JSON/XML escaping, dates and request ids (see util.h); base64
+ * through the core's codec.
  */
 #include "util.h"
+#include "json_lex.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/random.h>
 
 struct ArenaBlock
@@ -200,35 +203,22 @@ buf_printf(Buf *b, const char *fmt,...)
 void
 buf_json_string(Buf *b, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
+	size_t		run = 0;
 
 	buf_reserve(b, n + 2);
 	buf_append(b, "\"", 1);
 	for (size_t i = 0; i < n; i++)
 	{
-		unsigned char c = (unsigned char) s[i];
+		char		esc[6];
+		int			k = json_escape_byte((unsigned char) s[i], esc);
 
-		if (c == '"' || c == '\\')
-		{
-			char		e[2] = {'\\', (char) c};
-
-			buf_append(b, e, 2);
-		}
-		else if (c == '\n')
-			buf_append(b, "\\n", 2);
-		else if (c == '\r')
-			buf_append(b, "\\r", 2);
-		else if (c == '\t')
-			buf_append(b, "\\t", 2);
-		else if (c < 0x20 || c == 0x7f)
-		{
-			char		e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-
-			buf_append(b, e, 6);
-		}
-		else
-			buf_append(b, &s[i], 1);
+		if (k == 0)
+			continue;
+		buf_append(b, s + run, i - run);
+		buf_append(b, esc, (size_t) k);
+		run = i + 1;
 	}
+	buf_append(b, s + run, n - run);
 	buf_append(b, "\"", 1);
 }
 
@@ -279,148 +269,60 @@ buf_free(Buf *b)
 	buf_init(b);
 }
 
-/* ---- base64 ---- */
-
-static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-size_t
-b64_encoded_len(size_t n)
-{
-	return (n + 2) / 3 * 4;
-}
-
-void
-b64_encode(const unsigned char *in, size_t n, char *out)
-{
-	size_t		i,
-				o = 0;
-
-	for (i = 0; i + 2 < n; i += 3)
-	{
-		uint32_t	v = (uint32_t) in[i] << 16 | (uint32_t) in[i + 1] << 8 | in[i + 2];
-
-		out[o++] = b64chars[v >> 18];
-		out[o++] = b64chars[(v >> 12) & 63];
-		out[o++] = b64chars[(v >> 6) & 63];
-		out[o++] = b64chars[v & 63];
-	}
-	if (i < n)
-	{
-		uint32_t	v = (uint32_t) in[i] << 16 | (i + 1 < n ? (uint32_t) in[i + 1] << 8 : 0);
-
-		out[o++] = b64chars[v >> 18];
-		out[o++] = b64chars[(v >> 12) & 63];
-		out[o++] = i + 1 < n ? b64chars[(v >> 6) & 63] : '=';
-		out[o++] = '=';
-	}
-	out[o] = '\0';
-}
-
-static int
-b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
+/* ---- base64: the core's codec (edm.h), with the caller's capacity ---- */
 
 long
 b64_decode(const char *in, size_t n, unsigned char *out, size_t outcap)
 {
-	size_t		o = 0;
+	size_t		max = n / 4 * 3;
+	size_t		len = 0;
+	unsigned char *tmp;
+	long		res = -1;
 
-	if (n % 4 != 0)
+	if (n % 4 != 0 || max > outcap + 2)
 		return -1;
-	for (size_t i = 0; i < n; i += 4)
+	tmp = malloc(max + 1);
+	if (tmp == NULL)
+		return -1;
+	if (edm_base64_decode(in, n, tmp, &len) == EDM_OK && len <= outcap)
 	{
-		int			v[4];
-		int			pad = 0;
-
-		for (int k = 0; k < 4; k++)
-		{
-			if (in[i + k] == '=' && i + 4 == n && k >= 2)
-			{
-				v[k] = 0;
-				pad++;
-			}
-			else if (pad)
-				return -1;		/* data after padding */
-			else if ((v[k] = b64val((unsigned char) in[i + k])) < 0)
-				return -1;
-		}
-		if (pad == 2 && (v[1] & 15))
-			return -1;			/* non-canonical: unused bits set */
-		if (pad == 1 && (v[2] & 3))
-			return -1;
-		if (o + 3 - (size_t) pad > outcap)
-			return -1;
-		out[o++] = (unsigned char) (v[0] << 2 | v[1] >> 4);
-		if (pad < 2)
-			out[o++] = (unsigned char) ((v[1] & 15) << 4 | v[2] >> 2);
-		if (pad < 1)
-			out[o++] = (unsigned char) ((v[2] & 3) << 6 | v[3]);
+		memcpy(out, tmp, len);
+		res = (long) len;
 	}
-	return (long) o;
+	free(tmp);
+	return res;
+}
+
+/* ---- CRC64 ---- */
+
+static uint64_t crc64_table[256];
+static pthread_once_t crc64_once = PTHREAD_ONCE_INIT;
+
+static void
+crc64_build(void)
+{
+	for (int i = 0; i < 256; i++)
+	{
+		uint64_t	c = (uint64_t) i;
+
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ UINT64_C(0x9A6C9329AC4BC9B5) : c >> 1;
+		crc64_table[i] = c;
+	}
+}
+
+uint64_t
+crc64_azure(const unsigned char *p, size_t n)
+{
+	uint64_t	c = ~UINT64_C(0);
+
+	pthread_once(&crc64_once, crc64_build);
+	for (size_t i = 0; i < n; i++)
+		c = crc64_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+	return ~c;
 }
 
 /* ---- misc ---- */
-
-bool
-utf8_valid(const unsigned char *s, size_t n)
-{
-	size_t		i = 0;
-
-	while (i < n)
-	{
-		unsigned char c = s[i];
-		size_t		len;
-		uint32_t	cp;
-
-		if (c < 0x80)
-		{
-			i++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF)
-		{
-			len = 2;
-			cp = c & 0x1F;
-		}
-		else if (c >= 0xE0 && c <= 0xEF)
-		{
-			len = 3;
-			cp = c & 0x0F;
-		}
-		else if (c >= 0xF0 && c <= 0xF4)
-		{
-			len = 4;
-			cp = c & 0x07;
-		}
-		else
-			return false;
-		if (i + len > n)
-			return false;
-		for (size_t k = 1; k < len; k++)
-		{
-			if ((s[i + k] & 0xC0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + k] & 0x3F);
-		}
-		if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-			(cp >= 0xD800 && cp <= 0xDFFF))
-			return false;
-		i += len;
-	}
-	return true;
-}
 
 void
 http_date(char out[64], time_t t)
@@ -509,18 +411,6 @@ ascii_nieq(const char *a, const char *b, size_t n)
 	return true;
 }
 
-int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 double
 now_ms(void)
 {
@@ -541,32 +431,4 @@ parse_digits(const char *s, int n, int *out)
 		*out = *out * 10 + (s[i] - '0');
 	}
 	return true;
-}
-
-size_t
-utf8_encode(unsigned long cp, char out[4])
-{
-	if (cp < 0x80)
-	{
-		out[0] = (char) cp;
-		return 1;
-	}
-	if (cp < 0x800)
-	{
-		out[0] = (char) (0xC0 | (cp >> 6));
-		out[1] = (char) (0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000)
-	{
-		out[0] = (char) (0xE0 | (cp >> 12));
-		out[1] = (char) (0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char) (0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char) (0xF0 | (cp >> 18));
-	out[1] = (char) (0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char) (0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char) (0x80 | (cp & 0x3F));
-	return 4;
 }

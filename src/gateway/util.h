@@ -1,10 +1,15 @@
 /*
  * util.h - small building blocks shared by every gateway file: a per-request arena, a growable
- * byte buffer, base64, JSON string escaping, HTTP dates and request ids.
- * Backend-free and libmicrohttpd-free, so the fuzz targets link it.
+ * byte buffer, JSON string escaping into it, HTTP dates and request ids. The codecs (base64, hex
+ * digits, UTF-8, the JSON tokenizer) are the core's (src/core: edm.h, json_lex.h), which the
+ * gateway is built with. libmicrohttpd-free and libpq-free, so the fuzz targets link it.
  */
 #ifndef GW_UTIL_H
 #define GW_UTIL_H
+
+/* the core's base include first: the gateway is compiled as the core's frontend (TS_FRONTEND) */
+#include "ts_core.h"
+#include "edm.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,26 +46,27 @@ extern void buf_reserve(Buf *b, size_t extra);
 extern void buf_append(Buf *b, const void *p, size_t n);
 extern void buf_puts(Buf *b, const char *s);
 extern void buf_printf(Buf *b, const char *fmt,...) __attribute__((format(printf, 2, 3)));
-extern void buf_json_string(Buf *b, const char *s, size_t n);	/* "..." with JSON escapes */
+extern void buf_json_string(Buf *b, const char *s, size_t n);	/* "..." escaped as json_escape_byte says */
 extern void buf_xml_text(Buf *b, const char *s);	/* &amp; &lt; &gt; &quot; &apos; */
 extern char *buf_steal(Buf *b);	/* the malloc'd data; the buffer is reset */
 extern void buf_free(Buf *b);
 
-/* ---- base64 (standard alphabet) ---- */
-extern size_t b64_encoded_len(size_t n);
-extern void b64_encode(const unsigned char *in, size_t n, char *out);	/* out: b64_encoded_len(n)+1 */
-/* strict: padded, canonical; returns decoded length or -1 */
+/* Strict base64 (padded, canonical) into out, at most outcap bytes: the decoded length, or -1. */
 extern long b64_decode(const char *in, size_t n, unsigned char *out, size_t outcap);
 
+/*
+ * The CRC64 of x-ms-content-crc64, as Azure Storage computes it: CRC-64 with the reflected
+ * polynomial 0x9A6C9329AC4BC9B5, initial value and final xor all ones (sent as the 8 bytes
+ * little-endian, base64).
+ */
+extern uint64_t crc64_azure(const unsigned char *p, size_t n);
+
 /* ---- misc ---- */
-extern bool utf8_valid(const unsigned char *s, size_t n);
-extern size_t utf8_encode(unsigned long cp, char out[4]);	/* a code point (<= 0x10FFFF): its bytes */
 extern void http_date(char out[64], time_t t);	/* "Mon, 02 Jan 2006 15:04:05 GMT" */
 extern void iso_now(char out[40]);	/* "2024-01-02T03:04:05.1234567Z" */
 extern void uuid_v4(char out[37]);
 extern bool ascii_ieq(const char *a, const char *b);
 extern bool ascii_nieq(const char *a, const char *b, size_t n);
-extern int	hexval(int c);
 extern bool parse_digits(const char *s, int n, int *out);	/* exactly n decimal digits */
 extern double now_ms(void);		/* monotonic */
 

@@ -40,14 +40,19 @@ is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* whitespace, comments and processing instructions */
+/*
+ * Whitespace and comments; and the XML declaration when the document starts here (decl_at: its
+ * offset, or -1). Any other processing instruction is refused: nothing here reads one.
+ */
 static bool
-skip_misc(Reader *r)
+skip_misc(Reader *r, long decl_at)
 {
 	for (;;)
 	{
 		while (r->i < r->n && is_space(r->s[r->i]))
 			r->i++;
+		if (at(r, "<?") && !((long) r->i == decl_at && at(r, "<?xml") && r->n - r->i > 5 && is_space(r->s[r->i + 5])))
+			return fail(r, "a processing instruction");
 		if (at(r, "<!--") || at(r, "<?"))
 		{
 			const char *end = at(r, "<?") ? "?>" : "-->";
@@ -98,16 +103,16 @@ reference(Reader *r, char *buf, size_t *o)
 		if (hex)
 			j++;
 		while (j < r->n && digits < 8 &&
-			   (hex ? hexval((unsigned char) r->s[j]) >= 0 : (r->s[j] >= '0' && r->s[j] <= '9')))
+			   (hex ? edm_hexval(r->s[j]) >= 0 : (r->s[j] >= '0' && r->s[j] <= '9')))
 		{
-			cp = cp * (hex ? 16 : 10) + (unsigned long) (hex ? hexval((unsigned char) r->s[j]) : r->s[j] - '0');
+			cp = cp * (hex ? 16 : 10) + (unsigned long) (hex ? edm_hexval(r->s[j]) : r->s[j] - '0');
 			j++;
 			digits++;
 		}
 		if (digits == 0 || j >= r->n || r->s[j] != ';' || (cp < 0x20 && cp != '\t' && cp != '\n') ||
 			cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
 			return fail(r, "a malformed character reference");
-		*o += utf8_encode(cp, buf + *o);
+		*o += edm_utf8_encode((uint32) cp, buf + *o);
 		r->i = j + 1;
 		return true;
 	}
@@ -116,7 +121,7 @@ reference(Reader *r, char *buf, size_t *o)
 
 /* text up to the next '<', decoded; *out NULL when it is only whitespace */
 static bool
-text(Reader *r, char **out, bool *blank)
+read_text(Reader *r, char **out, bool *blank)
 {
 	char	   *buf = r->tbuf;
 	size_t		o = 0;
@@ -151,7 +156,7 @@ text(Reader *r, char **out, bool *blank)
 		buf[o++] = c;
 		r->i++;
 	}
-	if (!utf8_valid((const unsigned char *) buf, o))
+	if (!edm_utf8_valid(buf, o))
 		return fail(r, "text that is not UTF-8");
 	if (!*blank && (*out = arena_strndup(r->a, buf, o)) == NULL)
 		return fail(r, "out of memory");
@@ -170,13 +175,13 @@ content(Reader *r, XmlNode *e, int depth)
 
 	for (;;)
 	{
-		if (!text(r, &t, &blank))
+		if (!read_text(r, &t, &blank))
 			return false;
 		if (at(r, "<!--") || at(r, "<?"))
 		{
 			if (!blank)
 				return fail(r, "text beside a comment");
-			if (!skip_misc(r))
+			if (!skip_misc(r, -1))
 				return false;
 			continue;
 		}
@@ -270,7 +275,7 @@ xml_parse(Arena *a, const char *s, size_t n, bool *empty, const char **err)
 	return ok ? root : NULL;
 }
 
-/* the document in r: the root element between whitespace, comments and declarations */
+/* the document in r: the root element between whitespace and comments, after an XML declaration */
 static XmlNode *
 parse(Reader *r, bool *empty, bool *ok)
 {
@@ -279,7 +284,7 @@ parse(Reader *r, bool *empty, bool *ok)
 	*ok = false;
 	if (r->n >= 3 && memcmp(r->s, "\xEF\xBB\xBF", 3) == 0)
 		r->i = 3;
-	if (!skip_misc(r))
+	if (!skip_misc(r, (long) r->i))
 		return NULL;
 	if (r->i == r->n)
 	{
@@ -288,7 +293,7 @@ parse(Reader *r, bool *empty, bool *ok)
 		return NULL;
 	}
 	root = element(r, 1);
-	if (root == NULL || !skip_misc(r))
+	if (root == NULL || !skip_misc(r, -1))
 		return NULL;
 	if (r->i != r->n)
 	{

@@ -81,7 +81,8 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		sts = auth_string_to_sign(AUTH_SHARED_KEY, &in);
 		CHECK(sts != NULL, "a string to sign");
 		HMAC(EVP_sha256(), keys.key[0], (int) keys.key_len[0], (unsigned char *) sts, strlen(sts), mac, &ml);
-		b64_encode(mac, 32, b64);
+		edm_base64_encode(mac, 32, b64);
+		b64[44] = '\0';
 		snprintf(hdr, sizeof(hdr), "SharedKey devstoreaccount1:%s", b64);
 		in.authorization = hdr;
 		r = auth_check(&in, &keys);

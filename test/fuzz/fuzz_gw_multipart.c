@@ -1,9 +1,9 @@
 /*
  * fuzz_gw_multipart.c - libFuzzer target: the $batch multipart/mixed changeset parser
- * (src/gateway/batch_parse.c), and the JSON string escaping that passes each sub-request's body
+ * (src/gateway/multipart.c), and the JSON string escaping that passes each sub-request's body
  * to the extension (util.c).
  *
- * Input: "<Content-Type>\n<body>". Properties: accepted batches have 1..BATCH_MAX_PARTS
+ * Input: "<Content-Type>\n<body>". Properties: accepted batches have 0..BATCH_MAX_PARTS
  * operations, each with a method, a URL, and a body lying inside the input; every body escapes
  * to one JSON string (quoted, no control byte, no unescaped quote, at most 6 bytes per byte).
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch_parse.h"
+#include "multipart.h"
 
 int			LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -32,7 +32,7 @@ check_escaped(const char *s, size_t n)
 	{
 		unsigned char c = (unsigned char) b.data[i];
 
-		CHECK(c >= 0x20 && c != 0x7f, "no control byte");
+		CHECK(c >= 0x20, "no control byte below 0x20 (JSON's rule, json_escape_byte)");
 		CHECK(escaped || c != '"', "no unescaped quote");
 		escaped = !escaped && c == '\\';
 	}
@@ -59,7 +59,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	body_len = size - (size_t) (body - (const char *) data);
 	if (batch_parse(&a, ct, body, body_len, &br, &err))
 	{
-		CHECK(br.n >= 1 && br.n <= BATCH_MAX_PARTS, "operation count in range");
+		CHECK(br.n >= 0 && br.n <= BATCH_MAX_PARTS && (br.n == 0) == (br.ops == NULL), "operation count in range (an empty changeset has none)");
 		for (int i = 0; i < br.n; i++)
 		{
 			SubRequest *s = &br.ops[i];

@@ -20,10 +20,11 @@ int			LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 static char *
 b64url(const unsigned char *in, size_t n)
 {
-	char	   *out = malloc(b64_encoded_len(n) + 1);
+	char	   *out = malloc(edm_base64_encoded_len(n) + 1);
 	size_t		o = 0;
 
-	b64_encode(in, n, out);
+	edm_base64_encode(in, n, out);
+	out[edm_base64_encoded_len(n)] = '\0';
 	for (size_t i = 0; out[i]; i++)
 	{
 		if (out[i] == '=')

@@ -42,7 +42,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			char	   *again;
 
 			CHECK(strlen(p->value) == p->value_len, "values hold no NUL");
-			CHECK(utf8_valid((const unsigned char *) p->value, p->value_len), "values are UTF-8");
+			CHECK(edm_utf8_valid((const char *) p->value, p->value_len), "values are UTF-8");
 			CHECK(query_get(&q, p->name) != NULL, "a parsed name is found");
 			buf_init(&b);
 			for (size_t k = 0; k < p->value_len; k++)

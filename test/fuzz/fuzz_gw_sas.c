@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sas.h"
 #include "util.h"
 
@@ -75,10 +76,10 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
 		CHECK(sts != NULL && signed_by(&keys, sts, query_get(&q, "sig")), "accepted only with the key's signature");
 		free(sts);
-		for (int op = SOP_SERVICE_READ; op <= SOP_BATCH; op++)
+		for (int op = 0; op < OP__COUNT; op++)
 		{
 			const char *why = NULL;
-			const char *code = sas_allows(&sas, (SasOp) op, query_get(&q, "tn"), &why);
+			const char *code = sas_allows(&sas, &ops_def((OpId) op)->sas, query_get(&q, "tn"), &why);
 
 			CHECK(code == NULL || why != NULL, "a refusal says why");
 		}
@@ -97,7 +98,8 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		if (sts == NULL)
 			continue;
 		HMAC(EVP_sha256(), keys.key[0], (int) keys.key_len[0], (unsigned char *) sts, strlen(sts), mac, &ml);
-		b64_encode(mac, 32, b64);
+		edm_base64_encode(mac, 32, b64);
+		b64[44] = '\0';
 		free(sts);
 		for (int i = 0; i < q.n; i++)
 			if (strcmp(q.items[i].name, "sig") == 0)

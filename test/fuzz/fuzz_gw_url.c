@@ -57,7 +57,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
 			CHECK(t.pk && t.rk, "both keys");
 			CHECK(strlen(t.pk) == t.pk_len && strlen(t.rk) == t.rk_len, "keys hold no NUL");
-			CHECK(utf8_valid((const unsigned char *) t.pk, t.pk_len), "keys are UTF-8");
+			CHECK(edm_utf8_valid((const char *) t.pk, t.pk_len), "keys are UTF-8");
 			/* rebuild the decoded resource with doubled quotes: it parses back to the same keys */
 			buf_init(&b);
 			buf_printf(&b, "%s(PartitionKey='", t.table);

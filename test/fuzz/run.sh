@@ -19,20 +19,27 @@ TARGETS=(entity_json entity_binary odata json gw_url gw_query gw_multipart gw_au
 BUILD="$FUZZ_DIR/build"
 CLANG=clang-14
 
-# the gateway's parsers (src/gateway), built without PostgreSQL's libraries
-GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation batch_parse)
+# the gateway's parsers (src/gateway), built as the gateway is: with the core's codecs
+# (src/core, for the frontend) and PostgreSQL's frontend libraries
+GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation multipart ops)
+GW_CORE=(edm json_lex ts_error)
 build_gw() {
-	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s
-	ts_install_packages clang-14 libclang-rt-14-dev libssl-dev
+	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib version
+	ts_install_packages clang-14 libclang-rt-14-dev libssl-dev libpq-dev postgresql-server-dev-15
 	for s in "${GW_PARSERS[@]}"; do srcs+=("$TS_ROOT/src/gateway/$s.c"); done
+	for s in "${GW_CORE[@]}"; do srcs+=("$TS_ROOT/src/core/$s.c"); done
 	srcs+=("$FUZZ_DIR/fuzz_$target.c")
-	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src/gateway" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
+	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src/gateway" "$TS_ROOT/src/core" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
 		return 0
 	fi
 	mkdir -p "$BUILD"
+	inc=$("$TS_PG_CONFIG" --includedir-server)
+	lib=$("$TS_PG_CONFIG" --pkglibdir)
+	version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$TS_ROOT"/*.control)
 	ts_log "building fuzz_$target"
-	"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-I"$TS_ROOT/src/gateway" -o "$bin" "${srcs[@]}" -lcrypto
+	"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wno-ignored-attributes \
+		-D_GNU_SOURCE -DTS_FRONTEND -DTS_VERSION="\"$version\"" -I"$TS_ROOT/src/gateway" -I"$TS_ROOT/src/core" \
+		-I"$("$TS_PG_CONFIG" --includedir)" -I"$inc" -o "$bin" "${srcs[@]}" "$lib/libpgcommon.a" "$lib/libpgport.a" -lcrypto -lm
 }
 
 build() {

@@ -43,7 +43,10 @@ GW_LOG=$(mktemp /tmp/tablestore-gateway-log.XXXXXX)
 KEY1=$(head -c 64 /dev/urandom | base64 -w0)
 KEY2=$(head -c 64 /dev/urandom | base64 -w0)
 ts_log "starting the gateway on 127.0.0.1:$GW_PORT"
-AZURITE_ACCOUNTS="gwtest2:$KEY1:$KEY2" "$GW_BIN" --port "$GW_PORT" --timeout 2 --request-timeout 3 \
+DEV_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+# two configured accounts: the development one (its public key on loopback) and gwtest2, whose
+# database (postgres_gwtest2) the gateway creates
+AZURITE_ACCOUNTS="devstoreaccount1:$DEV_KEY;gwtest2:$KEY1:$KEY2" "$GW_BIN" --port "$GW_PORT" --timeout 2 --request-timeout 3 \
 	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >"$GW_LOG" 2>&1 &
 GW_PID=$!
 for _ in $(seq 1 50); do
@@ -52,12 +55,22 @@ for _ in $(seq 1 50); do
 done
 
 rc=0
+# the gateway's C unit tests (the table of operations, the error mapping, URLs, SAS, parsers)
+make -C "$TS_ROOT" -s gateway-unit PG_CONFIG="$TS_PG_CONFIG" >/dev/null
+"$TS_ROOT/test/gateway/unit/gateway-unit" >"$GW_LOG.unit" || true
+grep -v '^ok ' "$GW_LOG.unit" || true
+unit_passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.unit")
+unit_failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.unit")
+rm -f "$GW_LOG.unit"
+
 timeout 150 node "$GW_TEST_DIR/raw_test.mjs" --port "$GW_PORT" --log "$GW_LOG" --account "gwtest2:$KEY1:$KEY2" --request-timeout 3 \
 	| tee "$GW_LOG.out" | grep -v '^ok ' || rc=$?
 passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.out")
 failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.out")
 rm -f "$GW_LOG.out"
 [ -n "$passed" ] || { passed=0; failed=1; }
+passed=$((passed + ${unit_passed:-0}))
+failed=$((failed + ${unit_failed:-1}))
 
 SDK_PKG=${GW_SDK_PACKAGE:-$TS_NODE_DIR/package.json}
 if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
@@ -83,11 +96,12 @@ openssl genrsa -out "$TLS_DIR/jwt.key" 2048 >/dev/null 2>&1
 openssl rsa -in "$TLS_DIR/jwt.key" -pubout -out "$TLS_DIR/jwt.pub" >/dev/null 2>&1
 chmod 644 "$TLS_DIR"/*
 TLS_PORT=$(ts_free_port)
-"$GW_BIN" --port "$TLS_PORT" --cert "$TLS_DIR/tls.crt" --key "$TLS_DIR/tls.key" --oauth basic \
+# the development account with its public key, allowed here (--allow-dev-account) for the tests
+"$GW_BIN" --port "$TLS_PORT" --cert "$TLS_DIR/tls.crt" --key "$TLS_DIR/tls.key" --oauth basic --allow-dev-account \
 	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >>"$GW_LOG" 2>&1 &
 TLS_PID=$!
 SIGNED_PORT=$(ts_free_port)
-"$GW_BIN" --port "$SIGNED_PORT" --cert "$TLS_DIR/tls.crt" --key "$TLS_DIR/tls.key" --oauth basic --oauth-keys "$TLS_DIR/jwt.pub" \
+"$GW_BIN" --port "$SIGNED_PORT" --cert "$TLS_DIR/tls.crt" --key "$TLS_DIR/tls.key" --oauth basic --oauth-keys "$TLS_DIR/jwt.pub" --allow-dev-account \
 	--oauth-issuers "https://sts.windows.net/72f988bf-86f1-41af-91ab-2d7cd011db47/,https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0" \
 	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >>"$GW_LOG" 2>&1 &
 SIGNED_PID=$!

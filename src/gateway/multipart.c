@@ -1,12 +1,12 @@
 /*
- * batch_parse.c - multipart/mixed $batch parsing (see batch_parse.h).
+ * multipart.c - multipart/mixed $batch parsing (see multipart.h).
  *
  * A part runs from the line after "--boundary" to the line break before the next "--boundary"
  * that starts a line. Part headers end at the first empty line. The batch holds exactly one
  * changeset part (Content-Type multipart/mixed; boundary=...), whose parts are application/http
- * sub-requests.
+ * sub-requests; a changeset may hold none (the service answers it with an empty changeset).
  */
-#include "batch_parse.h"
+#include "multipart.h"
 
 #include <string.h>
 
@@ -352,10 +352,7 @@ batch_parse(Arena *a, const char *content_type, const char *body, size_t len, Ba
 	if (!split_parts(a, outer[0].start + i, outer[0].len - i, cs_b, &inner, &ninner, err))
 		return false;
 	if (ninner == 0)
-	{
-		*err = "the changeset holds no operation";
-		return false;
-	}
+		return true;			/* an empty changeset: the service answers it (202, no part) */
 	out->ops = arena_alloc(a, sizeof(SubRequest) * (size_t) ninner);
 	if (out->ops == NULL)
 	{

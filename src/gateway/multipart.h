@@ -1,10 +1,10 @@
 /*
- * batch_parse.h - the multipart/mixed parser of a $batch request: one changeset, each part an
+ * multipart.h - the multipart/mixed parser of a $batch request: one changeset, each part an
  * application/http sub-request (request line with an absolute or origin-form URL, headers, body).
  * CRLF and LF-only line endings are both accepted. Pure: no libmicrohttpd, no libpq (fuzzed).
  */
-#ifndef GW_BATCH_PARSE_H
-#define GW_BATCH_PARSE_H
+#ifndef GW_MULTIPART_H
+#define GW_MULTIPART_H
 
 #include "util.h"
 

@@ -1,0 +1,411 @@
+/*
+ * unit.c - the gateway's C unit tests: the table of operations (ops.h), the error mapping
+ * (errors.c over the extension's error table), URL and SAS parsing, the changeset parser, the
+ * XML reader, CORS exposed headers, the CRC64 of x-ms-content-crc64, base64 capacity.
+ * Built by `make gateway-unit` (linked with every gateway object but main's); run by
+ * test/gateway/run.sh. Prints one line per check and "N passed, N failed"; exits non-zero on a
+ * failure.
+ */
+#include "gateway.h"
+#include "multipart.h"
+#include "props.h"
+#include "sas.h"
+#include "ts_error.h"
+#include "xml.h"
+
+#include <openssl/hmac.h>
+#include <stdio.h>
+#include <string.h>
+
+static int	passed,
+			failed;
+
+#define CHECK(cond, ...) \
+	do { \
+		if (cond) { passed++; } \
+		else { failed++; printf("FAIL %s:%d ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
+	} while (0)
+
+/* ---------------------------------------------------------------- the table of operations */
+
+static const OpDef *
+find(OpResource res, const char *verb, bool if_match)
+{
+	const char *allowed;
+
+	return ops_find(res, verb, if_match, &allowed);
+}
+
+static void
+test_operations(void)
+{
+	const char *allowed = NULL;
+	int			reachable[OP__COUNT] = {0};
+	struct
+	{
+		OpResource	res;
+		const char *verb;
+		bool		if_match;
+		OpId		want;
+	}			routes[] = {
+		{OPR_SERVICE_PROPERTIES, "GET", false, OP_GET_SERVICE_PROPERTIES},
+		{OPR_SERVICE_PROPERTIES, "PUT", false, OP_SET_SERVICE_PROPERTIES},
+		{OPR_SERVICE_STATS, "GET", false, OP_GET_SERVICE_STATS},
+		{OPR_TABLES, "GET", false, OP_QUERY_TABLES},
+		{OPR_TABLES, "POST", false, OP_CREATE_TABLE},
+		{OPR_TABLES_ONE, "GET", false, OP_GET_TABLE},
+		{OPR_TABLES_ONE, "DELETE", false, OP_DELETE_TABLE},
+		{OPR_TABLE_ACL, "GET", false, OP_GET_TABLE_ACL},
+		{OPR_TABLE_ACL, "PUT", false, OP_SET_TABLE_ACL},
+		{OPR_TABLE, "GET", false, OP_QUERY_ENTITIES},
+		{OPR_TABLE_PARENS, "GET", false, OP_QUERY_ENTITIES},
+		{OPR_TABLE, "POST", false, OP_INSERT_ENTITY},
+		{OPR_ENTITY, "GET", false, OP_GET_ENTITY},
+		{OPR_ENTITY, "PUT", true, OP_UPDATE_ENTITY},
+		{OPR_ENTITY, "PUT", false, OP_INSERT_OR_REPLACE},
+		{OPR_ENTITY, "MERGE", true, OP_MERGE_ENTITY},
+		{OPR_ENTITY, "PATCH", true, OP_MERGE_ENTITY},
+		{OPR_ENTITY, "MERGE", false, OP_INSERT_OR_MERGE},
+		{OPR_ENTITY, "PATCH", false, OP_INSERT_OR_MERGE},
+		{OPR_ENTITY, "DELETE", true, OP_DELETE_ENTITY},
+		{OPR_ENTITY, "DELETE", false, OP_DELETE_ENTITY},	/* then 400 MissingRequiredHeader */
+		{OPR_BATCH, "POST", false, OP_BATCH},
+		{OPR_TABLE, "OPTIONS", false, OP_PREFLIGHT},
+		{OPR_SERVICE_PROPERTIES, "OPTIONS", false, OP_PREFLIGHT},
+	};
+
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+	{
+		const OpDef *d = find(routes[i].res, routes[i].verb, routes[i].if_match);
+
+		CHECK(d != NULL && d->id == routes[i].want, "route %zu (%s) names %s", i, routes[i].verb,
+			  d ? d->name : "nothing");
+		if (d)
+			reachable[d->id] = 1;
+	}
+	for (int i = 0; i < OP__COUNT; i++)
+		CHECK(reachable[i], "operation %s is reachable", ops_def((OpId) i)->name);
+
+	/* verbs no operation has: 405 with the resource's Allow list */
+	CHECK(ops_find(OPR_ENTITY, "POST", false, &allowed) == NULL && allowed &&
+		  strcmp(allowed, "GET, PUT, MERGE, PATCH, DELETE") == 0, "entity Allow: %s", allowed ? allowed : "-");
+	CHECK(ops_find(OPR_TABLE_PARENS, "POST", false, &allowed) == NULL && allowed && strcmp(allowed, "GET") == 0,
+		  "t() Allow: %s", allowed ? allowed : "-");
+	CHECK(ops_find(OPR_TABLES_ONE, "PUT", false, &allowed) == NULL && allowed && strcmp(allowed, "GET, DELETE") == 0,
+		  "Tables('t') Allow: %s", allowed ? allowed : "-");
+	CHECK(ops_find(OPR_BATCH, "GET", false, &allowed) == NULL && allowed && strcmp(allowed, "POST") == 0,
+		  "$batch Allow: %s", allowed ? allowed : "-");
+	CHECK(ops_find(OPR_ENTITY, "get", false, &allowed) == NULL, "verbs are case-sensitive");
+
+	/* every operation that writes is refused on the secondary; every changeset one writes but none reads */
+	for (int i = 0; i < OP__COUNT; i++)
+	{
+		const OpDef *d = ops_def((OpId) i);
+
+		CHECK(d->batch_op == NULL || (d->flags & OPF_WRITE), "%s in a changeset writes", d->name);
+		CHECK(!(d->flags & OPF_WRITE) || strcmp(d->verbs, "GET") != 0, "%s: a GET that writes", d->name);
+		CHECK(d->pk == PK_NONE || d->sas.table_sas, "%s: routed operations are the entity ones", d->name);
+	}
+}
+
+/* ---------------------------------------------------------------- what a SAS allows */
+
+static void
+test_sas_needs(void)
+{
+	/* (ss=t assumed) srt and sp of an account SAS for each operation: the service's table */
+	struct
+	{
+		OpId		op;
+		const char *srt;
+		const char *sp;
+		bool		allowed;
+	}			cases[] = {
+		{OP_GET_SERVICE_PROPERTIES, "s", "r", true},
+		{OP_GET_SERVICE_PROPERTIES, "co", "rwdlacu", false},
+		{OP_SET_SERVICE_PROPERTIES, "s", "w", true},
+		{OP_SET_SERVICE_PROPERTIES, "s", "r", false},
+		{OP_GET_SERVICE_STATS, "s", "r", true},
+		{OP_QUERY_TABLES, "c", "l", true},
+		{OP_QUERY_TABLES, "c", "r", false},
+		{OP_QUERY_TABLES, "so", "l", false},
+		{OP_CREATE_TABLE, "c", "c", true},
+		{OP_CREATE_TABLE, "c", "w", true},
+		{OP_CREATE_TABLE, "c", "a", false},
+		{OP_CREATE_TABLE, "o", "wc", false},
+		{OP_DELETE_TABLE, "c", "d", true},
+		{OP_DELETE_TABLE, "o", "d", false},
+		{OP_GET_TABLE_ACL, "sco", "rwdlacup", false},
+		{OP_SET_TABLE_ACL, "sco", "rwdlacup", false},
+		/* entities need o: srt=c or sc lists nothing (the high finding) */
+		{OP_QUERY_ENTITIES, "o", "r", true},
+		{OP_QUERY_ENTITIES, "c", "r", false},
+		{OP_QUERY_ENTITIES, "sc", "rl", false},
+		{OP_GET_ENTITY, "o", "r", true},
+		{OP_GET_ENTITY, "c", "r", false},
+		{OP_INSERT_ENTITY, "o", "a", true},
+		{OP_INSERT_ENTITY, "o", "w", false},
+		{OP_INSERT_ENTITY, "c", "a", false},
+		{OP_UPDATE_ENTITY, "o", "u", true},
+		{OP_MERGE_ENTITY, "o", "u", true},
+		{OP_MERGE_ENTITY, "o", "a", false},
+		{OP_INSERT_OR_REPLACE, "o", "au", true},
+		{OP_INSERT_OR_REPLACE, "o", "u", false},
+		{OP_INSERT_OR_MERGE, "o", "a", false},
+		{OP_DELETE_ENTITY, "o", "d", true},
+		{OP_DELETE_ENTITY, "c", "d", false},
+		{OP_BATCH, "o", "a", true},
+		{OP_BATCH, "c", "rwdlacu", false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		Sas			sas = {0};
+		unsigned	bits = 0;
+		const char *why = NULL;
+		const char *code;
+
+		sas.kind = SAS_ACCOUNT;
+		for (const char *p = cases[i].srt; *p; p++)
+			sas.types |= *p == 's' ? SAS_T_SERVICE : *p == 'c' ? SAS_T_CONTAINER : SAS_T_OBJECT;
+		for (const char *p = cases[i].sp; *p; p++)
+			bits |= 1u << (strchr("raudwlcp", *p) - "raudwlcp");
+		sas.perms = bits;
+		code = sas_allows(&sas, &ops_def(cases[i].op)->sas, "t", &why);
+		CHECK((code == NULL) == cases[i].allowed, "account SAS srt=%s sp=%s for %s: %s", cases[i].srt, cases[i].sp,
+			  ops_def(cases[i].op)->name, code ? code : "allowed");
+		if (!cases[i].allowed && strchr(cases[i].srt, 'o') == NULL && cases[i].op >= OP_QUERY_ENTITIES &&
+			cases[i].op <= OP_BATCH)
+			CHECK(code && strcmp(code, "AuthorizationResourceTypeMismatch") == 0, "an entity operation without o: %s",
+				  code ? code : "allowed");
+	}
+	/* a table's SAS: its own table's entities only */
+	{
+		Sas			sas = {0};
+		const char *why = NULL;
+
+		sas.kind = SAS_SERVICE;
+		sas.table = "Orders";
+		sas.perms = SAS_P_READ | SAS_P_ADD | SAS_P_UPDATE | SAS_P_DELETE;
+		CHECK(sas_allows(&sas, &ops_def(OP_QUERY_ENTITIES)->sas, "orders", &why) == NULL, "table SAS: its table (any case)");
+		CHECK(sas_allows(&sas, &ops_def(OP_QUERY_ENTITIES)->sas, "other", &why) != NULL, "table SAS: another table");
+		CHECK(sas_allows(&sas, &ops_def(OP_QUERY_TABLES)->sas, NULL, &why) != NULL, "table SAS: Query Tables");
+		CHECK(sas_allows(&sas, &ops_def(OP_CREATE_TABLE)->sas, NULL, &why) != NULL, "table SAS: Create Table");
+		CHECK(sas_allows(&sas, &ops_def(OP_GET_TABLE_ACL)->sas, "orders", &why) != NULL, "table SAS: its ACL");
+		sas.perms = SAS_P_ADD;
+		CHECK(sas_allows(&sas, &ops_def(OP_INSERT_OR_MERGE)->sas, "orders", &why) != NULL, "table SAS: upsert needs a and u");
+	}
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static void
+test_errors(void)
+{
+	struct
+	{
+		const char *state;
+		const char *code;
+		int			status;
+	}			states[] = {
+		{"TSA01", "AuthorizationFailure", 403},
+		{"TSA02", "AuthorizationFailure", 403},
+		{"TSX02", "InternalError", 500},
+		{"TSX03", "InternalError", 500},
+		{"TSX04", "NotSupported", 400},
+		{"TSN02", "TableNotFound", 404},
+		{"TSC01", "EntityAlreadyExists", 409},
+		{"TSP01", "UpdateConditionNotSatisfied", 412},
+		{"TSB18", "RequestBodyTooLarge", 413},
+		{"42501", "AuthorizationFailure", 403},
+		{"40001", "ServerBusy", 503},
+		{"08006", "ServerBusy", 503},
+		{"57014", "OperationTimedOut", 500},
+		{"22P02", "InvalidInput", 400},
+		{"XX000", "InternalError", 500},
+		{NULL, "InternalError", 500},
+	};
+
+	/* every code of the extension's error table has a status and the service's text */
+	for (int c = TSE_NONE + 1; c < TSE__COUNT; c++)
+	{
+		const char *code = ts_error_service_code((TsErrorCode) c);
+
+		CHECK(error_code_known(code), "%s (%s) has an HTTP status and a text", code, ts_error_sqlstate((TsErrorCode) c));
+		CHECK(strcmp(sqlstate_code(ts_error_sqlstate((TsErrorCode) c)), code) == 0, "%s maps to %s",
+			  ts_error_sqlstate((TsErrorCode) c), code);
+	}
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+	{
+		const char *code = sqlstate_code(states[i].state);
+
+		CHECK(strcmp(code, states[i].code) == 0 && error_status(code) == states[i].status, "SQLSTATE %s: %s %d",
+			  states[i].state ? states[i].state : "(none)", code, error_status(code));
+	}
+	CHECK(strcmp(error_text("UpdateConditionNotSatisfied"), "The update condition specified in the request was not satisfied.") == 0,
+		  "the 412's text is the service's");
+	CHECK(strcmp(error_text("PropertiesNeedValue"), "The values are not specified for all properties in the entity.") == 0,
+		  "PropertiesNeedValue's text");
+	CHECK(error_status("Md5Mismatch") == 400 && error_status("InsufficientAccountPermissions") == 403 &&
+		  error_status("JsonVerboseFormatNotSupported") == 415, "statuses of the gateway's own codes");
+}
+
+/* ---------------------------------------------------------------- URLs */
+
+static bool
+accounts_cb(const char *name, size_t len, void *cls)
+{
+	(void) cls;
+	return (len == 4 && memcmp(name, "acct", 4) == 0) || (len == 5 && memcmp(name, "other", 5) == 0);
+}
+
+static void
+test_urls(void)
+{
+	Arena		a;
+	Target		t;
+	const char *err = NULL;
+	const char *why = NULL;
+
+	arena_init(&a, 1 << 20);
+	CHECK(target_parse(&a, "/acct-secondary/t()", 19, NULL, accounts_cb, NULL, &t, &err) && t.secondary &&
+		  strcmp(t.account, "acct") == 0 && t.kind == RES_TABLE && t.table_parens, "path-style secondary");
+	CHECK(target_parse(&a, "/t()", 4, "acct-secondary.table.core.windows.net", accounts_cb, NULL, &t, &err) &&
+		  t.secondary && t.host_style && strcmp(t.account, "acct") == 0, "host-style secondary");
+	CHECK(target_parse(&a, "/t(PartitionKey='a''b',RowKey='%27')", 36, NULL, accounts_cb, NULL, &t, &err) == false ||
+		  true, "keys parse or are refused");
+	CHECK(target_parse(&a, "/acct/t(PartitionKey='a''b',RowKey='c%20d')", 43, NULL, accounts_cb, NULL, &t, &err) &&
+		  t.kind == RES_ENTITY && strcmp(t.pk, "a'b") == 0 && strcmp(t.rk, "c d") == 0, "entity keys: quotes doubled, decoded once");
+	CHECK(target_parse(&a, "/acct/t?comp=acl", 16, NULL, accounts_cb, NULL, &t, &err) &&
+		  ops_resource(&t, NULL, query_get(&t.query, "comp"), &why) == OPR_TABLE_ACL, "?comp=acl");
+	CHECK(target_parse(&a, "/acct/t()?comp=acl", 18, NULL, accounts_cb, NULL, &t, &err) &&
+		  ops_resource(&t, NULL, query_get(&t.query, "comp"), &why) == OPR_NONE, "t()?comp=acl is no resource");
+	CHECK(target_parse(&a, "/acct/t(PartitionKey='a',RowKey='b')?comp=acl", 45, NULL, accounts_cb, NULL, &t, &err) &&
+		  ops_resource(&t, NULL, query_get(&t.query, "comp"), &why) == OPR_NONE, "?comp=acl on an entity is no resource");
+	CHECK(target_parse(&a, "/acct/?restype=service&comp=stats", 33, NULL, accounts_cb, NULL, &t, &err) &&
+		  ops_resource(&t, query_get(&t.query, "restype"), query_get(&t.query, "comp"), &why) == OPR_SERVICE_STATS,
+		  "service stats");
+	CHECK(!target_parse(&a, "/acct/t(PartitionKey='%00',RowKey='b')", 38, NULL, accounts_cb, NULL, &t, &err),
+		  "an encoded NUL is refused");
+	arena_free(&a);
+}
+
+/* ---------------------------------------------------------------- SAS parsing */
+
+static void
+test_sas_parse(void)
+{
+	Arena		a;
+	Query		q;
+	const char *err = NULL;
+	AccountKeys keys = {0};
+	SasInput	in = {0};
+	Sas			out;
+	char	   *sts;
+	unsigned char mac[32];
+	unsigned int ml = 0;
+	char		sig[64],
+				qs[512],
+				enc[128];
+	size_t		o = 0;
+
+	arena_init(&a, 1 << 20);
+	keys.key_len[0] = 16;
+	memset(keys.key[0], 7, 16);
+	/* an account SAS with srt=c, signed: verifies, and grants the container type only */
+	snprintf(qs, sizeof(qs), "sv=2019-02-02&ss=t&srt=c&sp=rl&se=2999-01-01T00:00:00Z");
+	CHECK(query_parse(&a, qs, strlen(qs), &q, &err), "SAS query parses");
+	in.query = &q;
+	in.account = "acct";
+	in.now = 1700000000;
+	sts = sas_string_to_sign(&in, SAS_ACCOUNT);
+	HMAC(EVP_sha256(), keys.key[0], 16, (const unsigned char *) sts, strlen(sts), mac, &ml);
+	free(sts);
+	edm_base64_encode(mac, 32, sig);
+	sig[44] = '\0';
+	for (const char *p = sig; *p; p++)
+		o += (size_t) snprintf(enc + o, sizeof(enc) - o, (*p == '+' || *p == '/' || *p == '=') ? "%%%02X" : "%c", *p);
+	snprintf(qs + strlen(qs), sizeof(qs) - strlen(qs), "&sig=%s", enc);
+	CHECK(query_parse(&a, qs, strlen(qs), &q, &err), "signed SAS query parses");
+	in.query = &q;
+	CHECK(sas_verify(&in, &keys, NULL, &out) == SAS_OK && out.kind == SAS_ACCOUNT && out.types == SAS_T_CONTAINER,
+		  "an srt=c account SAS verifies with the container type only");
+	{
+		const char *why = NULL;
+
+		CHECK(sas_allows(&out, &ops_def(OP_QUERY_ENTITIES)->sas, "t", &why) != NULL, "... and lists no entity");
+		CHECK(sas_allows(&out, &ops_def(OP_QUERY_TABLES)->sas, NULL, &why) == NULL, "... and lists tables");
+	}
+	snprintf(qs, sizeof(qs), "sv=2019-02-02&ss=t&srt=x&sp=r&se=2999-01-01&sig=%s", enc);
+	CHECK(query_parse(&a, qs, strlen(qs), &q, &err), "query parses");
+	in.query = &q;
+	CHECK(sas_verify(&in, &keys, NULL, &out) != SAS_OK, "srt with an unknown letter is refused");
+	arena_free(&a);
+}
+
+/* ---------------------------------------------------------------- bodies, XML, CORS, codecs */
+
+static void
+test_parsers(void)
+{
+	Arena		a;
+	BatchRequest br;
+	const char *err = NULL;
+	const char *empty = "--batch_1\r\nContent-Type: multipart/mixed; boundary=changeset_2\r\n\r\n--changeset_2--\r\n--batch_1--\r\n";
+	const char *pi = "<?xml version=\"1.0\"?><SignedIdentifiers><?evil x?></SignedIdentifiers>";
+	const char *decl = "<?xml version=\"1.0\" encoding=\"utf-8\"?><SignedIdentifiers/>";
+	const char *late = " <?xml version=\"1.0\"?><SignedIdentifiers/>";
+	bool		e;
+	unsigned char out[16];
+
+	arena_init(&a, 1 << 20);
+	CHECK(batch_parse(&a, "multipart/mixed; boundary=batch_1", empty, strlen(empty), &br, &err) && br.n == 0,
+		  "an empty changeset parses to no operation (%s)", err ? err : "");
+	CHECK(xml_parse(&a, decl, strlen(decl), &e, &err) != NULL, "the XML declaration is read");
+	CHECK(xml_parse(&a, pi, strlen(pi), &e, &err) == NULL, "a processing instruction is refused");
+	CHECK(xml_parse(&a, late, strlen(late), &e, &err) == NULL, "a declaration after whitespace is refused");
+
+	/* the CRC-64/NVME check value: "123456789" */
+	CHECK(crc64_azure((const unsigned char *) "123456789", 9) == UINT64_C(0xAE8B14860A799888), "crc64 check value");
+	CHECK(b64_decode("AAAAAAAAAAAAAAAAAAAAAAAAAAAA", 28, out, sizeof(out)) == -1, "base64 past the capacity is refused");
+	CHECK(b64_decode("AAAAAAAAAAAAAAAAAAAAAA==", 24, out, sizeof(out)) == 16, "base64 of 16 bytes");
+	CHECK(b64_decode("AAAAAAAAAAAAAAAAAAAAAB==", 24, out, sizeof(out)) == -1, "non-canonical base64 is refused");
+
+	/* exposed headers: a prefix becomes the response's headers that have it */
+	{
+		CorsRule	rule = {0};
+		const char *names[] = {"x-ms-request-id", "x-ms-continuation-NextPartitionKey", "ETag", "X-MS-version"};
+		Buf			b;
+
+		rule.exposed_headers = "x-ms-*,ETag";
+		buf_init(&b);
+		props_cors_expose(&rule, names, 4, &b);
+		CHECK(b.data && strcmp(b.data, "x-ms-request-id,x-ms-continuation-NextPartitionKey,X-MS-version,ETag") == 0,
+			  "x-ms-* expanded: %s", b.data ? b.data : "");
+		buf_free(&b);
+	}
+	{
+		ServiceProps p;
+		const char *doc = "<?xml version=\"1.0\"?><StorageServiceProperties><Cors><CorsRule><AllowedOrigins>*</AllowedOrigins>"
+			"<AllowedMethods>GET,PUT</AllowedMethods><AllowedHeaders>*</AllowedHeaders><ExposedHeaders>*</ExposedHeaders>"
+			"<MaxAgeInSeconds>5</MaxAgeInSeconds></CorsRule></Cors></StorageServiceProperties>";
+
+		CHECK(props_parse(&a, doc, strlen(doc), &p, &err), "CORS rules parse (%s)", err ? err : "");
+		CHECK(props_cors_match(&p, "http://x", "GET", NULL) != NULL, "a listed method matches");
+		CHECK(props_cors_match(&p, "http://x", "get", NULL) == NULL, "methods compare case-sensitively");
+	}
+	arena_free(&a);
+}
+
+int
+main(void)
+{
+	test_operations();
+	test_sas_needs();
+	test_errors();
+	test_urls();
+	test_sas_parse();
+	test_parsers();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed == 0 ? 0 : 1;
+}

@@ -11,8 +11,8 @@
  *   a request refused then is answered without reading its body, and its connection closed.
  * - Framing that two parsers could read two ways is refused (400, connection closed): two
  *   Content-Lengths, Content-Length beside Transfer-Encoding, a Transfer-Encoding other than
- *   chunked, a Transfer-Encoding header whose name is not written plainly (space before the
- *   colon), HTTP/1.1 without Host.
+ *   chunked, a header name that is not a token (space before the colon, an obs-folded line run
+ *   into it), HTTP/1.1 without Host.
  * - Bodies: at most 4 MiB each; past that the rest is read and discarded, and the 413
  *   RequestBodyTooLarge is answered after the body (or at once when the client waits for
  *   100-continue), so the client always receives it; past 64 MiB of discarded body the 413 is
@@ -155,48 +155,50 @@ collect_headers(Req *r, struct MHD_Connection *con)
 /*
  * Framing that two HTTP parsers could read two ways (request smuggling, RFC 9112 §6): two
  * Content-Length headers, Content-Length beside Transfer-Encoding, a transfer coding other than
- * chunked alone, or a Transfer-Encoding that libmicrohttpd would not take as one (a space
- * before the colon; its name then keeps the space).
+ * chunked alone, or a header libmicrohttpd would not take for what another parser takes it for.
  */
 typedef struct Framing
 {
 	int			content_lengths;
 	int			transfer_encodings;
-	bool		te_hidden;		/* a Transfer-Encoding spelled so that it is not read as one */
+	bool		hidden;			/* a header name that is not a token, or a framing header's name with more to it */
 	bool		te_not_chunked;
 } Framing;
 
-/* The header name without trailing spaces or tabs is Transfer-Encoding (any case). */
+/*
+ * Is the header name an HTTP token (RFC 9110 §5.6.2)? libmicrohttpd keeps a space before the
+ * colon in the name ("Transfer-Encoding "), and runs an obs-folded line into the name
+ * ("Transfer-Encodingchunked"): neither may pass for another header.
+ */
 static bool
-names_transfer_encoding(const char *key, bool *plain)
+name_is_token(const char *key)
 {
-	size_t		n = strlen(key);
-
-	*plain = true;
-	while (n > 0 && (key[n - 1] == ' ' || key[n - 1] == '\t'))
-	{
-		n--;
-		*plain = false;
-	}
-	return n == 17 && ascii_nieq(key, "Transfer-Encoding", 17);
+	if (*key == '\0')
+		return false;
+	for (const char *p = key; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			  strchr("!#$%&'*+-.^_`|~", *p) != NULL))
+			return false;
+	return true;
 }
 
 static enum MHD_Result
 count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
 	Framing    *f = cls;
-	bool		plain;
 
 	(void) kind;
-	if (ascii_ieq(key, "Content-Length"))
+	if (!name_is_token(key) || (strlen(key) > 14 && ascii_nieq(key, "Content-Length", 14)) ||
+		(strlen(key) > 17 && ascii_nieq(key, "Transfer-Encoding", 17)))
+		f->hidden = true;
+	else if (ascii_ieq(key, "Content-Length"))
 		f->content_lengths++;
-	else if (names_transfer_encoding(key, &plain))
+	else if (ascii_ieq(key, "Transfer-Encoding"))
 	{
 		const char *v = value ? value : "";
 		size_t		n;
 
 		f->transfer_encodings++;
-		f->te_hidden |= !plain;
 		while (*v == ' ' || *v == '\t')
 			v++;
 		n = strlen(v);
@@ -219,8 +221,8 @@ framing_ok(Req *r, struct MHD_Connection *con, const char *version)
 		why = "The request has more than one Content-Length header.";
 	else if (f.content_lengths == 1 && f.transfer_encodings > 0)
 		why = "The request has both Content-Length and Transfer-Encoding headers.";
-	else if (f.te_hidden)
-		why = "A Transfer-Encoding header is malformed (whitespace before its colon).";
+	else if (f.hidden)
+		why = "A header name is malformed (whitespace before its colon, or a folded line).";
 	else if (f.transfer_encodings > 1 || f.te_not_chunked)
 		why = "The only transfer coding accepted is chunked, alone.";
 	else if (r->host == NULL && version != NULL && strcmp(version, "HTTP/1.0") != 0)

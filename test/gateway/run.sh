@@ -119,11 +119,59 @@ if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
 	failed=$((failed + ${f:-1}))
 	rm -f "$GW_LOG.tls"
 fi
-# configurations that would let tokens through too easily are refused at start-up
-refused_at_startup() {
+# the attacker's view (security_test.mjs): two configured accounts, secA in database sectest and
+# secB in sectest_secb (which the gateway creates)
+psql -q -c "CREATE DATABASE sectest" >/dev/null && psql -q -d sectest -c "CREATE EXTENSION tablestore" >/dev/null
+KEYA=$(head -c 64 /dev/urandom | base64 -w0)
+KEYB=$(head -c 64 /dev/urandom | base64 -w0)
+SEC_PORT=$(ts_free_port)
+SEC_LOG=$(mktemp /tmp/tablestore-gateway-sec.XXXXXX)
+AZURITE_ACCOUNTS="secA:$KEYA;secB:$KEYB" "$GW_BIN" --port "$SEC_PORT" \
+	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=sectest" >"$SEC_LOG" 2>&1 &
+SEC_PID=$!
+for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$SEC_PORT") 2>/dev/null && break; sleep 0.1; done
+ts_log "security checks (security_test.mjs)"
+timeout 120 node "$GW_TEST_DIR/security_test.mjs" --port "$SEC_PORT" --a "secA:$KEYA" --b "secB:$KEYB" --log "$SEC_LOG" >"$GW_LOG.sec" 2>&1 || true
+grep -v '^ok ' "$GW_LOG.sec" || true
+p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.sec")
+f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.sec")
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-1}))
+# the load checks (bounded, loopback): one account's waiting database work does not stall the
+# other's requests nor those that need no database; hostile uploads do not grow the memory
+run_load_check() {
 	local what=$1
 	shift
-	if timeout 10 "$GW_BIN" --port "$(ts_free_port)" --dsn "dbname=none" "$@" >/dev/null 2>&1; then
+	timeout 120 node "$@" >"$GW_LOG.load" 2>&1 || true
+	grep -v '^ok ' "$GW_LOG.load" || true
+	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.load")
+	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.load")
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-1}))
+	rm -f "$GW_LOG.load"
+}
+psql -q -d sectest -c "SELECT tablestore.create_table('fairA')" >/dev/null
+psql -q -d sectest_secb -c "SELECT tablestore.create_table('fairB')" >/dev/null
+ts_log "fairness under one account's waiting database work (load_fairness.mjs)"
+psql -q -d sectest -c "BEGIN; LOCK TABLE tablestore_data.faira IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(7); COMMIT;" >/dev/null &
+LOCK_PID=$!
+sleep 0.3
+run_load_check fairness "$GW_TEST_DIR/load_fairness.mjs" --port "$SEC_PORT" --a "secA:$KEYA" --a-table fairA --b "secB:$KEYB" --b-table fairB
+wait "$LOCK_PID" || true
+ts_log "memory under hostile uploads (load_memory.mjs)"
+run_load_check memory "$GW_TEST_DIR/load_memory.mjs" --port "$SEC_PORT" --pid "$SEC_PID" --account "secA:$KEYA"
+kill "$SEC_PID" 2>/dev/null; wait "$SEC_PID" 2>/dev/null || true
+rm -f "$GW_LOG.sec" "$SEC_LOG"
+
+# configurations that would let tokens through too easily are refused at start-up
+# refused_at_startup WHAT [GATEWAY ARGS...]: the gateway exits at once with an error (one that
+# starts and serves is killed by the timeout: exit 124, counted as accepted)
+refused_at_startup() {
+	local what=$1 status
+	shift
+	status=0
+	timeout 5 "$GW_BIN" --port "$(ts_free_port)" --dsn "${REFUSED_DSN:-dbname=none}" "$@" >/dev/null 2>&1 || status=$?
+	if [ $status -eq 0 ] || [ $status -eq 124 ]; then
 		echo "FAIL $what was accepted"
 		failed=$((failed + 1))
 	else
@@ -136,6 +184,20 @@ refused_at_startup "--oauth basic without --cert/--key (tokens in clear text)" -
 refused_at_startup "--oauth-keys without --oauth-issuers (any tenant's token would pass)" "${TLS_ARGS[@]}" --oauth basic --oauth-keys "$TLS_DIR/jwt.pub"
 refused_at_startup "unsigned tokens on a non-loopback address" "${TLS_ARGS[@]}" --oauth basic --listen 0.0.0.0
 refused_at_startup "a certificate without its key" --cert "$TLS_DIR/tls.crt" --oauth basic
+# the public development key anyone can sign with: loopback and plain HTTP only, unless allowed
+refused_at_startup "the development account on a non-loopback address" --listen 0.0.0.0
+refused_at_startup "the development account with --cert" "${TLS_ARGS[@]}"
+refused_at_startup "the development account with tokens" "${TLS_ARGS[@]}" --oauth basic
+DEV_KEY_ACCOUNTS="devstoreaccount1:$DEV_KEY;other:$KEY1"
+AZURITE_ACCOUNTS=$DEV_KEY_ACCOUNTS refused_at_startup "a configured account holding the public key with --cert" "${TLS_ARGS[@]}"
+AZURITE_ACCOUNTS="x:$DEV_KEY" refused_at_startup "any account holding the public key on a non-loopback address" --listen 0.0.0.0
+# accounts never share a database: one already claimed by another account, or one given to two
+REFUSED_DSN="host=$PGHOST port=$PGPORT user=postgres dbname=sectest_secb" AZURITE_ACCOUNTS="intruder:$KEY1" \
+	refused_at_startup "an account whose database serves another account"
+psql -q -c "CREATE DATABASE sharedtest" >/dev/null && psql -q -d sharedtest -c "CREATE EXTENSION tablestore" >/dev/null
+printf '[account one]\nkey1 = %s\ndsn = host=%s port=%s user=postgres dbname=sharedtest\n[account two]\nkey1 = %s\ndsn = host=%s port=%s user=postgres dbname=sharedtest\n' \
+	"$KEY1" "$PGHOST" "$PGPORT" "$KEY2" "$PGHOST" "$PGPORT" >"$TLS_DIR/shared.conf"
+refused_at_startup "two accounts given one database" --config "$TLS_DIR/shared.conf"
 for p in $TLS_PID $SIGNED_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
 rm -rf "$TLS_DIR"
 

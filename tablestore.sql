@@ -471,7 +471,8 @@ CREATE TABLE tablestore.access_policies (
 	start timestamptz,
 	expiry timestamptz,
 	permission text COLLATE "C" CHECK (permission ~ '^r?a?u?d?$'),
-	PRIMARY KEY (table_key, id)
+	PRIMARY KEY (table_key, id),
+	position int NOT NULL DEFAULT 0		-- the policy's place in the Set Table ACL that stored it
 );
 COMMENT ON TABLE tablestore.access_policies IS
 'Stored access policies of tables (at most 5 each, set by set_table_acl; dumped by pg_dump with the data)';
@@ -484,11 +485,11 @@ LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	PERFORM tablestore.table_relation(tbl);	-- InvalidResourceName, TableNotFound
 	RETURN QUERY SELECT p.id::text, p.start, p.expiry, p.permission::text FROM tablestore.access_policies p
-		WHERE p.table_key = lower(tbl) ORDER BY p.id;
+		WHERE p.table_key = lower(tbl) ORDER BY p.position, p.id;
 END $$;
 
 COMMENT ON FUNCTION tablestore.get_table_acl(text) IS
-'Get Table ACL: the stored access policies of a table (Id, Start, Expiry, Permission), by Id';
+'Get Table ACL: the stored access policies of a table (Id, Start, Expiry, Permission), in the order they were set';
 
 CREATE FUNCTION tablestore.set_table_acl(tbl text, policies jsonb) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -496,6 +497,7 @@ DECLARE
 	rel regclass;
 	p jsonb;
 	perm text;
+	place bigint;
 	ids text[] := '{}';
 BEGIN
 	rel := tablestore.table_relation(tbl);	-- InvalidResourceName, TableNotFound
@@ -513,7 +515,7 @@ BEGIN
 	-- one writer at a time per table: the replacement is whole
 	PERFORM 1 FROM tablestore.tables t WHERE t.key = lower(tbl) FOR UPDATE;
 	DELETE FROM tablestore.access_policies a WHERE a.table_key = lower(tbl);
-	FOR p IN SELECT * FROM jsonb_array_elements(policies) LOOP
+	FOR p, place IN SELECT e.value, e.ordinality FROM jsonb_array_elements(policies) WITH ORDINALITY e LOOP
 		IF jsonb_typeof(p) <> 'object' OR jsonb_typeof(p->'Id') IS DISTINCT FROM 'string'
 		   OR length(p->>'Id') NOT BETWEEN 1 AND 64 THEN
 			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: every policy has an Id of 1 to 64 characters';
@@ -537,8 +539,8 @@ BEGIN
 			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the Start or Expiry of policy "%s" is not a time', p->>'Id');
 		END IF;
 		BEGIN
-			INSERT INTO tablestore.access_policies (table_key, id, start, expiry, permission)
-			VALUES (lower(tbl), p->>'Id', (p->>'Start')::timestamp AT TIME ZONE 'UTC', (p->>'Expiry')::timestamp AT TIME ZONE 'UTC', perm);
+			INSERT INTO tablestore.access_policies (table_key, id, start, expiry, permission, position)
+			VALUES (lower(tbl), p->>'Id', (p->>'Start')::timestamp AT TIME ZONE 'UTC', (p->>'Expiry')::timestamp AT TIME ZONE 'UTC', perm, place);
 		EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_text_representation THEN
 			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the Start or Expiry of policy "%s" is not a time', p->>'Id');
 		END;

@@ -12,6 +12,7 @@ SELECT create_table('Secured');
 SELECT * FROM get_table_acl('Secured');
 SELECT set_table_acl('Secured', '[{"Id":"readers","Start":"2026-01-01T00:00:00Z","Expiry":"2027-01-01T00:00:00.5Z","Permission":"r"},
 	{"Id":"writers","Permission":"dau"}, {"Id":"open"}]');
+-- in the order Set Table ACL gave them (not by Id)
 SELECT * FROM get_table_acl('secured');
 -- a second Set replaces every policy
 SELECT set_table_acl('Secured', '[{"Id":"only","Expiry":"2030-06-01T12:00:00Z","Permission":"raud"}]');

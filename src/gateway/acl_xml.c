@@ -113,11 +113,16 @@ acl_xml_render(Buf *b, const AclPolicy *p, int n)
 	{
 		buf_puts(b, "<SignedIdentifier>");
 		xml_leaf(b, "Id", p[i].id);
-		buf_puts(b, "<AccessPolicy>");
-		xml_leaf(b, "Start", p[i].start);
-		xml_leaf(b, "Expiry", p[i].expiry);
-		xml_leaf(b, "Permission", p[i].permission);
-		buf_puts(b, "</AccessPolicy></SignedIdentifier>");
+		/* an identifier stored without a policy (or with an empty one) has none, as the service writes it */
+		if (p[i].start || p[i].expiry || p[i].permission)
+		{
+			buf_puts(b, "<AccessPolicy>");
+			xml_leaf(b, "Start", p[i].start);
+			xml_leaf(b, "Expiry", p[i].expiry);
+			xml_leaf(b, "Permission", p[i].permission);
+			buf_puts(b, "</AccessPolicy>");
+		}
+		buf_puts(b, "</SignedIdentifier>");
 	}
 	buf_puts(b, "</SignedIdentifiers>");
 }

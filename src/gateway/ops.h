@@ -47,6 +47,7 @@ typedef enum OpIfMatch
 #define OPF_DB		0x02		/* needs the database: runs on the account's database workers */
 #define OPF_XML		0x04		/* an XML resource: XML error bodies, no metadata negotiation */
 #define OPF_NO_AUTH 0x08		/* answered before authentication (CORS preflight) */
+#define OPF_PART_ACCEPT 0x10	/* the request's Accept refuses nothing: each part's own Accept decides ($batch) */
 
 /* Where the PartitionKey of the call is, for a distributed table's routing (route.c). */
 typedef enum OpPk
@@ -104,7 +105,7 @@ struct Req;
 	X(OP_DELETE_ENTITY, "Delete Entity", OPR_ENTITY, "DELETE", IFM_REQUIRED, \
 	  entities_delete, SQL_DELETE_ENTITY, SAS_T_OBJECT, SAS_P_DELETE, 0, true, "delete", OPF_DB | OPF_WRITE, PK_URL) \
 	X(OP_BATCH, "Entity Group Transaction", OPR_BATCH, "POST", IFM_ANY, \
-	  changeset_handle, SQL_BATCH, SAS_T_OBJECT, SAS_P_READ | SAS_P_ADD | SAS_P_UPDATE | SAS_P_DELETE, 0, true, NULL, OPF_DB | OPF_WRITE, PK_CHANGESET) \
+	  changeset_handle, SQL_BATCH, SAS_T_OBJECT, SAS_P_READ | SAS_P_ADD | SAS_P_UPDATE | SAS_P_DELETE, 0, true, NULL, OPF_DB | OPF_WRITE | OPF_PART_ACCEPT, PK_CHANGESET) \
 	X(OP_PREFLIGHT, "Preflight Table Request", OPR_ANY, "OPTIONS", IFM_ANY, \
 	  cors_preflight, SQL_NONE, 0, 0, 0, false, NULL, OPF_DB | OPF_NO_AUTH, PK_NONE)
 

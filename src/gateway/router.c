@@ -58,8 +58,13 @@ negotiate(Req *r)
 	}
 	else
 		refused = meta_of_accept(f ? f : r->accept, &r->meta);
-	if (refused == NULL)
+	if (refused == NULL || (f == NULL && (r->op->flags & OPF_PART_ACCEPT)))
+	{
+		/* a $batch's own Accept (azure-storage 2.x sends Atom there): its parts' Accepts decide */
+		if (refused != NULL)
+			r->meta = META_MINIMAL;
 		return true;
+	}
 	resp_error(r, refused, "Use application/json;odata=nometadata, minimalmetadata or fullmetadata.");
 	return false;
 }

@@ -72,6 +72,15 @@ rm -f "$GW_LOG.out"
 passed=$((passed + ${unit_passed:-0}))
 failed=$((failed + ${unit_failed:-1}))
 
+# the wire details official clients look at (changeset framing, messages, ACL, verbose)
+timeout 60 node "$GW_TEST_DIR/wire_test.mjs" --port "$GW_PORT" >"$GW_LOG.wire" 2>&1 || true
+grep -v '^ok ' "$GW_LOG.wire" || true
+p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$GW_LOG.wire")
+f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$GW_LOG.wire")
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-1}))
+rm -f "$GW_LOG.wire"
+
 SDK_PKG=${GW_SDK_PACKAGE:-$TS_NODE_DIR/package.json}
 if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
 	ts_log "SDK smoke with $(dirname "$SDK_PKG")/node_modules/@azure/data-tables"

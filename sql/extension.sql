@@ -48,27 +48,24 @@ SELECT has_schema_privilege('public', 'tablestore_internal', 'USAGE') AS public_
 SELECT extversion AS installed FROM pg_extension WHERE extname = 'tablestore';
 SELECT version FROM pg_available_extension_versions WHERE name = 'tablestore' ORDER BY version;
 CREATE TEMP TABLE fresh AS SELECT * FROM pg_temp.extension_objects();
-DROP EXTENSION tablestore CASCADE;
-CREATE EXTENSION tablestore VERSION '0.1.0';
-ALTER EXTENSION tablestore UPDATE;
+-- each release updated to the current version: no difference from a fresh install, in either direction
+CREATE FUNCTION pg_temp.upgrade_differences(release text) RETURNS TABLE (side text, object text)
+LANGUAGE plpgsql AS $$
+BEGIN
+	DROP EXTENSION tablestore CASCADE;
+	EXECUTE format('CREATE EXTENSION tablestore VERSION %L', release);
+	ALTER EXTENSION tablestore UPDATE;
+	RETURN QUERY
+		(SELECT 'only after the upgrade', u.object FROM (SELECT * FROM pg_temp.extension_objects() EXCEPT SELECT * FROM fresh) u)
+		UNION ALL
+		(SELECT 'only in a fresh install', f.object FROM (SELECT * FROM fresh EXCEPT SELECT * FROM pg_temp.extension_objects()) f)
+		ORDER BY 1, 2;
+END $$;
+SELECT * FROM pg_temp.upgrade_differences('0.1.0');
 SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
-CREATE TEMP TABLE upgraded AS SELECT * FROM pg_temp.extension_objects();
--- no difference, in either direction
-(SELECT 'only after the upgrade' AS side, * FROM upgraded EXCEPT SELECT 'only after the upgrade', * FROM fresh)
-UNION ALL
-(SELECT 'only in a fresh install', * FROM fresh EXCEPT SELECT 'only in a fresh install', * FROM upgraded)
-ORDER BY 1, 2;
+SELECT * FROM pg_temp.upgrade_differences('0.2.0');
+SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
 SELECT count(*) AS compared_objects FROM fresh;
--- and from the previous release
-DROP EXTENSION tablestore CASCADE;
-CREATE EXTENSION tablestore VERSION '0.2.0';
-ALTER EXTENSION tablestore UPDATE;
-SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
-CREATE TEMP TABLE upgraded_from_previous AS SELECT * FROM pg_temp.extension_objects();
-(SELECT 'only after the upgrade' AS side, * FROM upgraded_from_previous EXCEPT SELECT 'only after the upgrade', * FROM fresh)
-UNION ALL
-(SELECT 'only in a fresh install', * FROM fresh EXCEPT SELECT 'only in a fresh install', * FROM upgraded_from_previous)
-ORDER BY 1, 2;
 -- back to a fresh install for the files that follow
 DROP EXTENSION tablestore CASCADE;
 CREATE EXTENSION tablestore;

@@ -28,14 +28,15 @@ export function summary() {
 	return failed === 0;
 }
 
-// Shared Key: VERB\nContent-MD5\nContent-Type\nDate\n/<account><raw path>[?comp=...]
-export function sign({ method, path, query = '', headers, account: acct = DEV, key }) {
+// Shared Key: VERB\nContent-MD5\nContent-Type\nDate\n/<account><raw path>[?comp=...];
+// Shared Key Lite (lite): Date\n/<account><raw path>[?comp=...]
+export function sign({ method, path, query = '', headers, account: acct = DEV, key, lite = false }) {
 	const date = headers['x-ms-date'] ?? headers['Date'] ?? '';
 	const comp = new URLSearchParams(query).get('comp');
 	const canon = `/${acct.name}${path}` + (comp != null ? `?comp=${comp}` : '');
-	const sts = `${method}\n${headers['Content-MD5'] ?? ''}\n${headers['Content-Type'] ?? ''}\n${date}\n${canon}`;
+	const sts = lite ? `${date}\n${canon}` : `${method}\n${headers['Content-MD5'] ?? ''}\n${headers['Content-Type'] ?? ''}\n${date}\n${canon}`;
 	const mac = crypto.createHmac('sha256', Buffer.from(key ?? acct.key, 'base64')).update(sts, 'utf8').digest('base64');
-	return `SharedKey ${acct.name}:${mac}`;
+	return `${lite ? 'SharedKeyLite' : 'SharedKey'} ${acct.name}:${mac}`;
 }
 
 // An account SAS (sv 2019-02-02): account\nsp\nss\nsrt\nst\nse\nsip\nspr\nsv\n
@@ -46,7 +47,8 @@ export function accountSas(acct, { sp, srt, ss = 't', se = '2099-01-01T00:00:00Z
 	return new URLSearchParams({ sv, ss, srt, sp, se, sig }).toString();
 }
 
-// req({port, method, path (after the account), query, body, headers, noAuth, account, key, pathAccount})
+// req({port, method, path (after the account), query, body, headers, noAuth, authorization, lite,
+//      account, key, pathAccount, agent}) resolves {status, headers, text, json, ms, socket (reused)}
 export function req(o) {
 	const acct = o.account ?? DEV;
 	const method = o.method ?? 'GET';
@@ -56,7 +58,7 @@ export function req(o) {
 	if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)) body = JSON.stringify(body);
 	if (body !== undefined && headers['Content-Type'] === undefined) headers['Content-Type'] = 'application/json';
 	for (const k of Object.keys(headers)) if (headers[k] === null) delete headers[k];
-	if (!o.noAuth) headers.Authorization = sign({ method, path, query: o.query ?? '', headers, account: acct, key: o.key });
+	if (!o.noAuth) headers.Authorization = o.authorization ?? sign({ method, path, query: o.query ?? '', headers, account: acct, key: o.key, lite: o.lite });
 	return new Promise((resolve) => {
 		const t0 = Date.now();
 		const r = http.request({ host: '127.0.0.1', port: o.port, method, path: path + (o.query ? '?' + o.query : ''), headers, agent: o.agent ?? false }, (res) => {
@@ -66,7 +68,7 @@ export function req(o) {
 				const text = Buffer.concat(chunks).toString('utf8');
 				let json = null;
 				try { json = JSON.parse(text); } catch { /* not JSON */ }
-				resolve({ status: res.statusCode, headers: res.headers, text, json, ms: Date.now() - t0 });
+				resolve({ status: res.statusCode, headers: res.headers, text, json, ms: Date.now() - t0, socket: r.reusedSocket });
 			});
 		});
 		r.on('error', (e) => resolve({ status: 0, error: e.code, text: '', headers: {}, ms: Date.now() - t0 }));
@@ -79,21 +81,23 @@ export function req(o) {
 export const errCode = (r) => r.json?.['odata.error']?.code ?? r.headers['x-ms-error-code'];
 
 // A raw exchange on a fresh socket: write chunks (strings/buffers; numbers are pauses in ms),
-// collect until the server closes or timeoutMs; resolves {status, text, closed, ms}.
-export function raw(port, chunks, { timeoutMs = 8000 } = {}) {
+// then half-close when asked; collect until the server closes or timeoutMs; resolves
+// {status, text, closed, error, ms}.
+export function raw(port, chunks, { timeoutMs = 8000, halfClose = false } = {}) {
 	return new Promise((resolve) => {
 		const s = net.connect(port, '127.0.0.1');
 		const got = [];
-		let closed = false, done = false;
+		let closed = false, done = false, error = null;
 		const t0 = Date.now();
 		s.on('connect', async () => {
 			for (const c of chunks) {
 				if (typeof c === 'number') { await new Promise((r) => setTimeout(r, c)); continue; }
 				if (!s.destroyed) s.write(c);
 			}
+			if (halfClose) s.end();
 		});
 		s.on('data', (d) => got.push(d));
-		s.on('error', () => {});
+		s.on('error', (e) => { error = e.code; });
 		s.on('close', () => { closed = true; finish(); });
 		const timer = setTimeout(finish, timeoutMs);
 		function finish() {
@@ -103,7 +107,7 @@ export function raw(port, chunks, { timeoutMs = 8000 } = {}) {
 			s.destroy();
 			const text = Buffer.concat(got).toString('latin1');
 			const m = /^HTTP\/1\.1 (\d+)/.exec(text);
-			resolve({ status: m ? Number(m[1]) : 0, text, closed, ms: Date.now() - t0 });
+			resolve({ status: m ? Number(m[1]) : 0, text, closed, error, ms: Date.now() - t0 });
 		}
 	});
 }

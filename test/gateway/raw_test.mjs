@@ -5,13 +5,12 @@
 // Prints one line per check and "N passed, N failed"; exits non-zero on a failure.
 import crypto from 'node:crypto';
 import http from 'node:http';
-import net from 'node:net';
 import fs from 'node:fs';
+import { DEV, raw as rawOn, req as reqOn, sign } from './http_lib.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((a, v, i, all) => (v.startsWith('--') ? a.concat([[v.slice(2), all[i + 1]]]) : a), []));
 const PORT = Number(args.port);
 const LOG = args.log;
-const DEV = { name: 'devstoreaccount1', key: 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==' };
 const [A2name, A2k1, A2k2] = (args.account || '').split(':');
 
 let passed = 0, failed = 0;
@@ -21,77 +20,14 @@ function ok(cond, name, detail = '') {
 	else { failed++; failures.push(name); console.log(`FAIL ${name} ${detail}`); }
 }
 
-// ---- Shared Key signer (from the service documentation) ----
-function sign({ method, path, query = '', headers, account = DEV, lite = false, key }) {
-	const date = headers['x-ms-date'] ?? headers['Date'] ?? '';
-	const comp = new URLSearchParams(query).get('comp');
-	const canon = `/${account.name}${path}` + (comp != null ? `?comp=${comp}` : '');
-	const sts = lite ? `${date}\n${canon}` : `${method}\n${headers['Content-MD5'] ?? ''}\n${headers['Content-Type'] ?? ''}\n${date}\n${canon}`;
-	const mac = crypto.createHmac('sha256', Buffer.from(key ?? account.key, 'base64')).update(sts, 'utf8').digest('base64');
-	return `${lite ? 'SharedKeyLite' : 'SharedKey'} ${account.name}:${mac}`;
-}
-
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
-// req({method, path (raw, after the account), query, body, headers, noAuth, lite, account, key, wireMethod})
-function req(o) {
-	const account = o.account ?? DEV;
-	const method = o.method ?? 'GET';
-	const path = `/${account.name}${o.path}`;
-	const headers = { 'x-ms-date': new Date().toUTCString(), 'x-ms-version': '2019-02-02', 'Accept': 'application/json;odata=minimalmetadata', ...(o.headers || {}) };
-	let body = o.body;
-	if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)) body = JSON.stringify(body);
-	if (body !== undefined && headers['Content-Type'] === undefined) headers['Content-Type'] = 'application/json';
-	for (const k of Object.keys(headers)) if (headers[k] === null) delete headers[k];
-	if (!o.noAuth) headers['Authorization'] = o.authorization ?? sign({ method, path, query: o.query ?? '', headers, account, lite: o.lite, key: o.key });
-	return new Promise((resolve, reject) => {
-		const r = http.request({ host: '127.0.0.1', port: PORT, method, path: path + (o.query ? '?' + o.query : ''), headers, agent: o.agent ?? agent }, (res) => {
-			const chunks = [];
-			res.on('data', (c) => chunks.push(c));
-			res.on('end', () => {
-				const text = Buffer.concat(chunks).toString('utf8');
-				let json = null;
-				try { json = JSON.parse(text); } catch { /* not JSON */ }
-				resolve({ status: res.statusCode, headers: res.headers, text, json, socket: r.reusedSocket });
-			});
-		});
-		r.on('error', reject);
-		r.setTimeout(20000, () => r.destroy(new Error('timeout')));
-		if (body !== undefined) r.write(body);
-		r.end();
-	});
-}
+// req({method, path (raw, after the account), query, body, headers, noAuth, lite, account, key, authorization}):
+// http_lib.mjs's, on this gateway's port and through one kept-alive agent
+const req = (o) => reqOn({ port: PORT, agent, ...o });
 
-// A raw exchange on a fresh socket: write `chunks` (strings/buffers), collect until close or timeout.
-function raw(chunks, { timeoutMs = 8000, halfClose = false } = {}) {
-	return new Promise((resolve) => {
-		const s = net.connect(PORT, '127.0.0.1');
-		const got = [];
-		let closed = false, error = null;
-		const t0 = Date.now();
-		s.on('connect', async () => {
-			for (const c of chunks) {
-				if (typeof c === 'number') { await new Promise((r) => setTimeout(r, c)); continue; }
-				if (!s.destroyed) s.write(c);
-			}
-			if (halfClose) s.end();
-		});
-		s.on('data', (d) => got.push(d));
-		s.on('error', (e) => { error = e.code; });
-		s.on('close', () => { closed = true; finish(); });
-		const timer = setTimeout(finish, timeoutMs);
-		let done = false;
-		function finish() {
-			if (done) return;
-			done = true;
-			clearTimeout(timer);
-			s.destroy();
-			const text = Buffer.concat(got).toString('latin1');
-			const m = /^HTTP\/1\.1 (\d+)/.exec(text);
-			resolve({ status: m ? Number(m[1]) : 0, text, closed, error, ms: Date.now() - t0 });
-		}
-	});
-}
+// A raw exchange on a fresh socket (http_lib.mjs's, on this gateway's port).
+const raw = (chunks, opts) => rawOn(PORT, chunks, opts);
 
 function signedRawHead(method, path, extra = {}, query = '') {
 	const headers = { 'x-ms-date': new Date().toUTCString(), 'x-ms-version': '2019-02-02', ...extra };

@@ -402,11 +402,15 @@ on_complete(struct MHD_Connection *con, Req *r)
 	else if (router_body(r) && router_needs_database(r) && gw_config.threads > 0)
 	{
 		MHD_suspend_connection(con);
-		if (workers_submit(r->account->workers, r))
-			return MHD_YES;		/* work_done resumes the connection, and on_request answers */
-		MHD_resume_connection(con);
-		resp_error(r, "ServerBusy", "%d requests of the account are already waiting for the database.",
-				   gw_config.queue_max);
+		if (!workers_submit(r->account->workers, r))
+		{
+			/* answered as a worker would answer it: resumed, and on_request sends it */
+			resp_error(r, "ServerBusy", "%d requests of the account are already waiting for the database.",
+					   gw_config.queue_max);
+			router_finish(r, false);
+			work_done(r);
+		}
+		return MHD_YES;			/* work_done resumes the connection, and on_request answers */
 	}
 	else if (r->resp.status == 0)
 	{

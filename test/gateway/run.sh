@@ -180,31 +180,39 @@ refused_at_startup "two accounts given one database" --config "$TLS_DIR/shared.c
 for p in $TLS_PID $SIGNED_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
 rm -rf "$TLS_DIR"
 
-# a full pool: one connection, held by a request waiting on a lock; another request queues for
-# at most 500 ms and then gets 503 ServerBusy
+# a full pool: one connection (and worker), held by a request waiting on a lock; another request
+# queues for at most 500 ms and then gets 503 ServerBusy; with no queue (--queue 0) at once
 psql -q -c "SELECT tablestore.create_table('busytest')" >/dev/null
-BUSY_PORT=$(ts_free_port)
-"$GW_BIN" --port "$BUSY_PORT" --pool 1 --queue 4 --queue-timeout 500 \
-	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >>"$GW_LOG" 2>&1 &
-BUSY_PID=$!
-for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$BUSY_PORT") 2>/dev/null && break; sleep 0.1; done
-psql -q -c "BEGIN; LOCK TABLE tablestore_data.busytest IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;" >/dev/null &
-LOCK_PID=$!
-sleep 0.5
-node "$GW_TEST_DIR/signed_get.mjs" "$BUSY_PORT" "/devstoreaccount1/busytest()" >"$GW_LOG.first" &
-FIRST_PID=$!
-sleep 0.3
-second=$(node "$GW_TEST_DIR/signed_get.mjs" "$BUSY_PORT" "/devstoreaccount1/busytest()")
-wait "$FIRST_PID" "$LOCK_PID" || true
-first=$(cat "$GW_LOG.first"); rm -f "$GW_LOG.first"
-kill "$BUSY_PID" 2>/dev/null; wait "$BUSY_PID" 2>/dev/null || true
-if [ "$second" = "503 ServerBusy" ] && [ "${first%% *}" = 200 ]; then
-	echo "ok   full pool: a queued request gets 503 ServerBusy after its wait; the holder is served"
-	passed=$((passed + 1))
-else
-	echo "FAIL full pool: holder '$first', queued '$second'"
-	failed=$((failed + 1))
-fi
+busy_check() {
+	local what=$1 queue=$2 most_ms=$3 first second t0 ms
+	shift 3
+	BUSY_PORT=$(ts_free_port)
+	"$GW_BIN" --port "$BUSY_PORT" --pool 1 --queue "$queue" --queue-timeout 500 \
+		--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=postgres" >>"$GW_LOG" 2>&1 &
+	BUSY_PID=$!
+	for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$BUSY_PORT") 2>/dev/null && break; sleep 0.1; done
+	psql -q -c "BEGIN; LOCK TABLE tablestore_data.busytest IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;" >/dev/null &
+	LOCK_PID=$!
+	sleep 0.5
+	node "$GW_TEST_DIR/signed_get.mjs" "$BUSY_PORT" "/devstoreaccount1/busytest()" >"$GW_LOG.first" &
+	FIRST_PID=$!
+	sleep 0.3
+	t0=$(date +%s%N)
+	second=$(node "$GW_TEST_DIR/signed_get.mjs" "$BUSY_PORT" "/devstoreaccount1/busytest()")
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	wait "$FIRST_PID" "$LOCK_PID" || true
+	first=$(cat "$GW_LOG.first"); rm -f "$GW_LOG.first"
+	kill "$BUSY_PID" 2>/dev/null; wait "$BUSY_PID" 2>/dev/null || true
+	if [ "$second" = "503 ServerBusy" ] && [ "${first%% *}" = 200 ] && [ "$ms" -lt "$most_ms" ]; then
+		echo "ok   $what ($ms ms); the holder is served"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $what: holder '$first', the other '$second' after $ms ms"
+		failed=$((failed + 1))
+	fi
+}
+busy_check "full pool: a queued request gets 503 ServerBusy after its 500 ms wait" 4 2500
+busy_check "full pool, no queue: the next request gets 503 ServerBusy at once" 0 1500
 
 # the database goes away and comes back: 503 ServerBusy meanwhile, then served again (reconnect)
 ts_log "restarting PostgreSQL under the gateway"

@@ -41,12 +41,36 @@ bool		ts_allow_multi_node_writes = false;
 /* the server this transaction wrote on through tablestore's calls, if any */
 static Oid	write_server = InvalidOid;
 
+/* a subtransaction of this transaction was rolled back */
+static bool subxact_aborted = false;
+
+static void forget_prepared(void);
+
+/*
+ * At the end of a transaction: the server written on is forgotten, and so are the statements
+ * prepared on the nodes when postgres_fdw may have dropped them. Its transaction callback sends
+ * DEALLOCATE ALL to a node at the end of a transaction that had an error, when it prepared
+ * statements of its own there (plain SQL INSERT, UPDATE and DELETE on foreign tables).
+ */
 static void
-forget_write_server(XactEvent event, void *arg)
+end_of_transaction(XactEvent event, void *arg)
 {
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		((event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE) && subxact_aborted))
+		forget_prepared();
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE ||
 		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
+	{
 		write_server = InvalidOid;
+		subxact_aborted = false;
+	}
+}
+
+static void
+note_subxact_abort(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		subxact_aborted = true;
 }
 
 void
@@ -57,7 +81,8 @@ ts_remote_call_init(void)
 							 "postgres_fdw has no two-phase commit: such a transaction can commit on one node "
 							 "and fail on another. Off by default.",
 							 &ts_allow_multi_node_writes, false, PGC_USERSET, 0, NULL, NULL, NULL);
-	RegisterXactCallback(forget_write_server, NULL);
+	RegisterXactCallback(end_of_transaction, NULL);
+	RegisterSubXactCallback(note_subxact_abort, NULL);
 }
 
 /* Raise TSX04 when this transaction wrote on another server than this one. */
@@ -162,6 +187,14 @@ typedef struct PreparedKey
 } PreparedKey;
 
 static HTAB *prepared = NULL;
+
+static void
+forget_prepared(void)
+{
+	if (prepared != NULL)
+		hash_destroy(prepared);
+	prepared = NULL;
+}
 
 /* A hash table of this session (TopMemoryContext), made at its first use. */
 static HTAB *

@@ -47,10 +47,11 @@ static bool subxact_aborted = false;
 static void forget_prepared(void);
 
 /*
- * At the end of a transaction: the server written on is forgotten, and so are the statements
- * prepared on the nodes when postgres_fdw may have dropped them. Its transaction callback sends
- * DEALLOCATE ALL to a node at the end of a transaction that had an error, when it prepared
- * statements of its own there (plain SQL INSERT, UPDATE and DELETE on foreign tables).
+ * At the end of a transaction: the server written on is forgotten, and the statements prepared on
+ * the nodes are no longer taken for granted when postgres_fdw may have dropped them. Its
+ * transaction callback sends DEALLOCATE ALL to a node at the end of a transaction that had an
+ * error, when it prepared statements of its own there (plain SQL INSERT, UPDATE and DELETE on
+ * foreign tables).
  */
 static void
 end_of_transaction(XactEvent event, void *arg)
@@ -186,14 +187,26 @@ typedef struct PreparedKey
 	Oid			fn;
 } PreparedKey;
 
+typedef struct PreparedEntry
+{
+	PreparedKey key;
+	bool		certain;		/* false: postgres_fdw may have deallocated it since */
+} PreparedEntry;
+
 static HTAB *prepared = NULL;
 
+/* After a transaction with an error: each statement is looked for on its node before its next use. */
 static void
 forget_prepared(void)
 {
-	if (prepared != NULL)
-		hash_destroy(prepared);
-	prepared = NULL;
+	HASH_SEQ_STATUS seq;
+	PreparedEntry *e;
+
+	if (prepared == NULL)
+		return;
+	hash_seq_init(&seq, prepared);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		e->certain = false;
 }
 
 /* A hash table of this session (TopMemoryContext), made at its first use. */
@@ -217,22 +230,42 @@ remote_exec_prepared(Oid server, Oid fn, const char *sql, int nparams, const cha
 {
 	PGconn	   *conn = connection_for(server);
 	PreparedKey key;
+	PreparedEntry *e;
 	char		name[32];
 	bool		found;
 
-	session_hash(&prepared, "tablestore forwarded statements", sizeof(PreparedKey), sizeof(PreparedKey));
+
+	session_hash(&prepared, "tablestore forwarded statements", sizeof(PreparedKey), sizeof(PreparedEntry));
 	memset(&key, 0, sizeof(key));
 	key.conn = conn;
 	key.pid = PQbackendPID(conn);
 	key.fn = fn;
 	snprintf(name, sizeof(name), "tablestore_fwd_%u", fn);
-	(void) hash_search(prepared, &key, HASH_FIND, &found);
+	e = hash_search(prepared, &key, HASH_FIND, &found);
+	if (found && !e->certain)
+	{
+		/* still there? (an error here would end the node's transaction: ask, do not try) */
+		const char *args[1] = {name};
+		PGresult   *res;
+
+		if (!PQsendQueryParams(conn, "SELECT 1 FROM pg_catalog.pg_prepared_statements WHERE name = $1", 1, NULL, args,
+							   NULL, NULL, 0))
+			raise_remote_error(NULL, conn, server);
+		res = check_result(get_result(conn, sql), conn, server);
+		found = PQntuples(res) > 0;
+		PQclear(res);
+		if (found)
+			e->certain = true;
+		else
+			(void) hash_search(prepared, &key, HASH_REMOVE, NULL);
+	}
 	if (!found)
 	{
 		if (!PQsendPrepare(conn, name, sql, nparams, NULL))
 			raise_remote_error(NULL, conn, server);
 		PQclear(check_result(get_result(conn, sql), conn, server));
-		(void) hash_search(prepared, &key, HASH_ENTER, NULL);
+		e = hash_search(prepared, &key, HASH_ENTER, NULL);
+		e->certain = true;
 	}
 	if (!PQsendQueryPrepared(conn, name, nparams, params, NULL, NULL, 0))
 		raise_remote_error(NULL, conn, server);

@@ -146,14 +146,15 @@ sub partition_entities
 
 # One client process: mixed writes and reads on its own partitions through the gateway until
 # $until, each answer checked against its log (it is the only writer of its entities). Writes its
-# log (every entity's last acknowledged state) and its findings as JSON to $out.
+# log (every entity's last acknowledged state) and its findings as JSON to $out. $o{pks}: its
+# partitions (8 of its own); $o{pause}: a file whose presence stops its calls meanwhile.
 sub client
 {
-	my ($gw, $table, $id, $until, $out, $seed) = @_;
+	my ($gw, $table, $id, $until, $out, $seed, %o) = @_;
 	srand($seed);
 	my $http = http();
 	my (%ent, %r);			# pk/rk -> { etag, n, live }
-	my @pks = map { "c${id}p$_" } 0 .. 7;
+	my @pks = $o{pks} ? @{ $o{pks} } : map { "c${id}p$_" } 0 .. 7;
 	my $seq = 0;
 	$r{$_} = 0 for qw(ops acked unknown lost stale duplicate resurrected missing_in_page);
 	my ($max, @slow) = (0);
@@ -171,6 +172,11 @@ sub client
 	my $etag_of = sub { my ($res) = @_; my $e = $res->{headers}{etag}; return $e };
 	while (time < $until)
 	{
+		if ($o{pause} && -e $o{pause})
+		{
+			sleep 0.01;		# no call: the gateway's shard map ages meanwhile
+			next;
+		}
 		my $op = rand();
 		my $t0 = time;
 		my @keys = grep { $ent{$_}{live} } sort keys %ent;
@@ -273,8 +279,9 @@ sub client
 # ---------- the soak ----------
 
 # $o{clients} client processes for $o{seconds} through the gateway on table $o{table} (created and
-# distributed over n1..n3 with 8 shards), a shard moved every $o{move_every} seconds (every third
-# move takes the last moved shard back), and pgbench timing calls through the coordinator on a
+# distributed over n1..n3 with 8 shards) and one more through a gateway of its own, a shard moved
+# every $o{move_every} seconds (every third time away and straight back while that client's gateway
+# keeps the map it read before), and pgbench timing calls through the coordinator on a
 # partition whose shard does not move ($o{probe_rate}, 50 a second). Then the final check against the
 # coordinator and each node.
 # Returns a hash of figures and findings ('problems': a list, empty when all is well).
@@ -302,56 +309,91 @@ sub soak
 	my $until = $t_start + $seconds;
 	my $pgbench = IPC::Run::start([ 'pgbench', '-n', '-c', '1', '-T', int($seconds), '-R', $o{probe_rate} // 50, '-f', $script, '-l', "--log-prefix=$dir/pgbench",
 		'-h', $coord->host, '-p', $coord->port, $db ], '>', "$dir/pgbench.out", '2>&1');
+	# the clients; the last one has a gateway of its own, a partition in every shard, and pauses
+	# while a shard moves away so that its gateway routes by a map read before the move
+	my $gw2 = start_gateway($env);
+	my $pause = "$dir/pause";
+	my @stale_pks = split /\n/, $coord->safe_psql($db, q{SELECT pk FROM (SELECT DISTINCT ON (tablestore.shard_of('s' || i, 8)) 's' || i AS pk
+		FROM generate_series(0, 999) i ORDER BY tablestore.shard_of('s' || i, 8), i) x});
 	my @pids;
-	for my $c (1 .. $nclients)
+	for my $c (1 .. $nclients + 1)
 	{
 		my $pid = fork();
 		die "fork: $!" unless defined $pid;
 		if ($pid == 0)
 		{
-			eval { client($gw, $table, $c, $until, "$dir/client_$c.json", $c * 7919 + int($t_start)) };
+			eval {
+				client($c <= $nclients ? $gw : $gw2, $table, $c, $until, "$dir/client_$c.json", $c * 7919 + int($t_start),
+					$c <= $nclients ? () : (pks => \@stale_pks, pause => $pause))
+			};
 			if ($@) { open my $e, '>', "$dir/client_$c.json"; print $e encode_json({ crashed => "$@" }); }
 			POSIX::_exit(0);
 		}
 		push @pids, $pid;
 	}
 
-	# the mover
-	my (@moves, $last);
+	# the mover: a shard moves each turn; every third turn another one then moves away and straight
+	# back, the move back held up (a transaction on its source) for 1.5 s while its copy is filled
+	# and the pausing client's gateway still routes by the map it read before the shard moved away
+	my @moves;
 	my $every = $o{move_every} // 20;
 	my $next = $t_start + ($o{first_move} // 2);
-	while (time < $until - 1)
-	{
-		sleep($next - time) if $next > time;
-		last if time >= $until - 1;
-		$next += $every;
-		my ($shard, $to);
-		if ($last && !$last->{back} && @moves % 3 == 2)
-		{
-			($shard, $to) = ($last->{shard}, $last->{from});	# back where it came from
-		}
-		else
-		{
-			my @shards = grep { $_ != $probe_shard } 0 .. 7;
-			$shard = $shards[ int(rand(@shards)) ];
-		}
+	my $move = sub {
+		my ($shard, $to, %m) = @_;
 		my $from = $coord->safe_psql($db, "SELECT server FROM tablestore.table_shards('$table') WHERE shard = $shard");
-		($to) = grep { $_ ne $from } sort { rand() <=> 0.5 } qw(n1 n2 n3) unless defined $to;
 		my $t0 = time;
 		my ($rc, $out, $err) = $coord->psql($db, "CALL tablestore.move_shard('$table', $shard, '$to', '2 minutes')");
-		my $m = { shard => $shard, from => $from, to => $to, start => $t0 - $t_start, seconds => time - $t0,
-			ok => $rc == 0, error => $err, back => defined $last && $last->{shard} == $shard && $last->{from} eq $to };
-		push @moves, $m;
-		$last = $m;
+		push @moves, { shard => $shard, from => $from, to => $to, start => $t0 - $t_start, seconds => time - $t0,
+			ok => $rc == 0, error => $err, %m };
+	};
+	for (my $turn = 0; time < $until - 4; $turn++)
+	{
+		sleep($next - time) if $next > time;
+		last if time >= $until - 4;
+		$next += $every;
+		my @shards = grep { $_ != $probe_shard } 0 .. 7;
+		my $shard = $shards[ int(rand(@shards)) ];
+		my $from = $coord->safe_psql($db, "SELECT server FROM tablestore.table_shards('$table') WHERE shard = $shard");
+		my ($to) = grep { $_ ne $from } sort { rand() <=> 0.5 } qw(n1 n2 n3);
+		$move->($shard, $to);
+		next if $turn % 3 != 2;
+		# the pausing client meets the move just made and its gateway reads the map again; then
+		# another shard moves away and back within that map's lifetime
+		sleep 1.5;
+		$shard = (grep { $_ != $shard } @shards)[ int(rand(@shards - 1)) ];
+		$from = $coord->safe_psql($db, "SELECT server FROM tablestore.table_shards('$table') WHERE shard = $shard");
+		($to) = grep { $_ ne $from } sort { rand() <=> 0.5 } qw(n1 n2 n3);
+		open my $p, '>', $pause or die;
+		close $p;
+		$move->($shard, $to);
+		my $hold = $env->{node}{$to}->background_psql($db);
+		$hold->query_safe('BEGIN; SELECT pg_current_xact_id()');
+		my ($mv_out, $mv_err) = ('', '');
+		my $t0 = time;
+		my $back = IPC::Run::start([ 'psql', '-X', '-d', $coord->connstr($db), '-c',
+			"CALL tablestore.move_shard('$table', $shard, '$from', '2 minutes')" ], '>', \$mv_out, '2>', \$mv_err);
+		for (1 .. 200)
+		{
+			last if $env->{node}{$from}->safe_psql($db, "SELECT count(*) FROM pg_class WHERE relname = '${key}_$shard'") eq '1';
+			sleep 0.02;
+		}
+		unlink $pause;
+		sleep 1.5;
+		$hold->quit;
+		$back->finish;
+		push @moves, { shard => $shard, from => $to, to => $from, start => $t0 - $t_start, seconds => time - $t0,
+			ok => !$back->result, error => $mv_err, back => 1 };
 	}
+	unlink $pause;
 	waitpid $_, 0 for @pids;
 	$pgbench->finish;
+	stop_gateway($gw2);
 
 	# the clients' findings
 	my (%r, %log);
 	$r{problems} = [];
 	$r{moves} = \@moves;
-	for my $c (1 .. $nclients)
+	for my $c (1 .. $nclients + 1)
 	{
 		my $j = eval { decode_json(slurp_file("$dir/client_$c.json")) } // { crashed => 'no output' };
 		push @{ $r{problems} }, "client $c crashed: $j->{crashed}" if $j->{crashed};
@@ -372,7 +414,7 @@ sub soak
 	# the final state, through the coordinator: every acknowledged entity with its last ETag,
 	# nothing deleted back
 	my %final = map { my ($pk, $rk, $etag) = split /\|/; ("$pk/$rk" => $etag) }
-	  split /\n/, $coord->safe_psql($db, "SELECT partition_key, row_key, etag FROM tablestore_data.$key WHERE partition_key LIKE 'c%'");
+	  split /\n/, $coord->safe_psql($db, "SELECT partition_key, row_key, etag FROM tablestore_data.$key WHERE partition_key <> 'probe'");
 	my ($lost, $stale, $back) = (0, 0, 0);
 	for my $k (keys %log)
 	{
@@ -427,11 +469,12 @@ sub leftovers
 	for my $n (qw(n1 n2 n3))
 	{
 		my $node = $env->{node}{$n};
-		my $left = $node->safe_psql($db, q{SELECT concat_ws(' ',
+		my $fences = $node->safe_psql($db, q{SELECT to_regclass('tablestore_internal.shard_fences') IS NOT NULL}) eq 't'
+		  ? q{(SELECT 'fences: ' || string_agg(shard_table::text || ' ' || state, ',') FROM tablestore_internal.shard_fences)} : 'NULL';
+		my $left = $node->safe_psql($db, qq{SELECT concat_ws(' ',
 			(SELECT 'subscriptions: ' || string_agg(subname, ',') FROM pg_subscription),
 			(SELECT 'publications: ' || string_agg(pubname, ',') FROM pg_publication),
-			(SELECT 'slots: ' || string_agg(slot_name, ',') FROM pg_replication_slots),
-			(SELECT 'fences: ' || string_agg(shard_table::text || ' ' || state, ',') FROM tablestore_internal.shard_fences))});
+			(SELECT 'slots: ' || string_agg(slot_name, ',') FROM pg_replication_slots), $fences)});
 		push @problems, "$n has $left" if $left ne '';
 		for my $t (split /\n/, $node->safe_psql($db, "SELECT relname FROM pg_class WHERE relnamespace = 'tablestore_shards'::regnamespace "
 			  . "AND relkind = 'r' AND relname LIKE '${key}_%'"))

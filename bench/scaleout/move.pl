@@ -44,21 +44,25 @@ for my $round (1 .. 2)
 	print $f "\\set r random(1, 1000000000)\nSELECT tablestore.upsert_entity('Big', ('{\"PartitionKey\":\"$moving\",\"RowKey\":\"w' || :r || '\"}')::tablestore.entity);\n";
 	close $f;
 	unlink glob("$tmp/lat_*");
+	# pgbench in one-second runs (a run's log is written when it ends) until the move is over
+	unlink "$tmp/stop";
 	my @pg = map {
 		my ($name, $node, $script, $rate) = @$_;
-		IPC::Run::start([ 'pgbench', '-n', '-c', '1', '-T', '3600', '-R', $rate, '-f', "$tmp/$script", '-l', "--log-prefix=$tmp/lat_$name",
-			'-h', $node->host, '-p', $node->port, $db ], '>', '/dev/null', '2>&1')
+		IPC::Run::start([ 'bash', '-c', sprintf('i=0; while [ ! -f %s/stop ]; do i=$((i+1)); pgbench -n -c 1 -T 1 -R %d -f %s/%s -l '
+			. '--log-prefix=%s/lat_%s_$i -h %s -p %s %s >/dev/null 2>&1; done', $tmp, $rate, $tmp, $script, $tmp, $name,
+			$node->host, $node->port, $db) ])
 	} ([ 'coord', $coord, 'get.sql', 200 ], [ 'node', $env->{node}{$other_node}, 'get.sql', 200 ], [ 'writer', $coord, 'write.sql', 100 ]);
 	sleep 2;
 	my $t0 = time;
 	$coord->safe_psql($db, "CALL tablestore.move_shard('Big', 0, '$to', '30 min')");
 	my $secs = time - $t0;
 	sleep 1;
-	$_->signal('INT') for @pg;
+	open my $stop, '>', "$tmp/stop" or die;
+	close $stop;
 	$_->finish for @pg;
 	my $lat = sub {
-		my @l = sort { $a <=> $b } map { (split / /)[2] / 1000 } map { split /\n/, slurp_file($_) } glob("$tmp/lat_$_[0].*");
-		return @l ? sprintf('%.1f / %.1f', $l[-1], $l[ int(0.99 * $#l) ]) : 'n/a';
+		my @l = TsMoves::pgbench_latencies(glob("$tmp/lat_$_[0]_*"));
+		return @l ? sprintf('%.1f / %.1f', $l[-1] * 1000, $l[ int(0.99 * $#l) ] * 1000) : 'n/a';
 	};
 	push @lines, sprintf('| %s -> %s | %.1f | %s | %s |', $from, $to, $secs, $lat->('coord'), $lat->('node'));
 }

@@ -312,8 +312,7 @@ if ($only{5})
 	$pgbench->finish;
 	$writer->finish;
 	ok(!$mv->result, 'the move succeeds') or diag($mv_err);
-	my @lat = sort { $a <=> $b } map { (split / /)[2] / 1e6 } map { split /\n/, slurp_file($_) }
-	  grep { m{/lag\.\d+$} } glob("$PostgreSQL::Test::Utils::tmp_check/lag.*");
+	my @lat = TsMoves::pgbench_latencies(grep { m{/lag\.\d+$} } glob("$PostgreSQL::Test::Utils::tmp_check/lag.*"));
 	note(sprintf('calls through the coordinator on another shard during the move: %d, max %.3f s, p99 %.3f s',
 		scalar(@lat), $lat[-1] // 0, @lat ? $lat[ int(0.99 * $#lat) ] : 0));
 	ok(@lat > 20 && $lat[-1] < 2.5, sprintf('no call on another shard waited more than 2.5 s (max %.3f s)', $lat[-1] // 0));

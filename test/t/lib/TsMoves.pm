@@ -445,17 +445,25 @@ sub soak
 
 	# the calls through the coordinator on a shard that did not move: how long they waited
 	my @lat;
-	for my $log (glob("$dir/pgbench*"))
-	{
-		next unless $log =~ m{/pgbench\.\d+$};
-		push @lat, map { (split / /)[2] / 1e6 } split /\n/, slurp_file($log);
-	}
-	@lat = sort { $a <=> $b } @lat;
+	@lat = pgbench_latencies(grep { m{/pgbench\.\d+$} } glob("$dir/pgbench*"));
 	$r{coordinator_calls} = scalar @lat;
 	$r{coordinator_max} = @lat ? $lat[-1] : 0;
 	$r{coordinator_p99} = @lat ? $lat[ int(0.99 * $#lat) ] : 0;
 	$r{seconds} = time - $t_start;
 	return \%r;
+}
+
+# The latencies in pgbench's per-transaction logs (-l), in seconds, sorted: each transaction's
+# time without its schedule lag (with --rate pgbench counts from the scheduled start).
+sub pgbench_latencies
+{
+	my @lat;
+	for my $line (map { split /\n/, slurp_file($_) } @_)
+	{
+		my @f = split / /, $line;
+		push @lat, ($f[2] - ($f[6] // 0)) / 1e6 if @f >= 6 && ($f[6] // '') ne 'skipped';
+	}
+	return sort { $a <=> $b } @lat;
 }
 
 # What moves must not leave behind on any node: subscriptions, publications, replication slots,

@@ -321,6 +321,11 @@ distribute(const char *key, const Oid *servers, int nservers, int count)
 		spi_exec(psprintf("INSERT INTO " TS_DATA_SCHEMA ".%s SELECT * FROM " TS_DATA_SCHEMA ".%s", q, moving));
 		set_stamp_triggers(key, servers, nservers, count, "ENABLE");
 	}
+	/* plain SQL writing on a second node in a transaction is refused like the functions' writes */
+	spi_exec(psprintf("CREATE TRIGGER tablestore_one_writing_node BEFORE INSERT OR UPDATE OR DELETE ON " TS_DATA_SCHEMA ".%s "
+					  "FOR EACH ROW EXECUTE FUNCTION tablestore.one_writing_node(); "
+					  "CREATE TRIGGER tablestore_one_writing_node_truncate BEFORE TRUNCATE ON " TS_DATA_SCHEMA ".%s "
+					  "FOR EACH STATEMENT EXECUTE FUNCTION tablestore.one_writing_node()", q, q));
 	spi_exec(psprintf("DROP TABLE " TS_DATA_SCHEMA ".%s", moving));
 	SPI_finish();
 }
@@ -662,16 +667,20 @@ tablestore_repoint_shard(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* tablestore_internal.node_execute(server, sql, in_transaction) -> text: the first value */
+/*
+ * tablestore_internal.node_execute(server, sql, in_transaction, timeout_ms DEFAULT 0) -> text: the
+ * first value (0.2.0's install script names it without timeout_ms)
+ */
 PG_FUNCTION_INFO_V1(tablestore_node_execute);
 Datum
 tablestore_node_execute(PG_FUNCTION_ARGS)
 {
 	Oid			server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(0)), false)->serverid;
 	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	int			timeout_ms = PG_NARGS() > 3 && !PG_ARGISNULL(3) ? PG_GETARG_INT32(3) : 0;
 	char	   *out;
 
-	out = PG_GETARG_BOOL(2) ? ts_remote_query(server, sql, 0, NULL, false) : ts_node_command(server, sql);
+	out = PG_GETARG_BOOL(2) ? ts_remote_query(server, sql, 0, NULL, false) : ts_node_command(server, sql, timeout_ms);
 	if (out == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text(out));

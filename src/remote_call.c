@@ -12,7 +12,9 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
+#include "commands/trigger.h"
 #include "commands/defrem.h"
 #include "catalog/pg_type.h"
 #include "foreign/foreign.h"
@@ -20,6 +22,11 @@
 #include "libpq-fe.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "partitioning/partdesc.h"
+#include "storage/latch.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
 #include "ts_report.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -34,12 +41,37 @@ bool		ts_allow_multi_node_writes = false;
 /* the server this transaction wrote on through tablestore's calls, if any */
 static Oid	write_server = InvalidOid;
 
+/* a subtransaction of this transaction was rolled back */
+static bool subxact_aborted = false;
+
+static void forget_prepared(void);
+
+/*
+ * At the end of a transaction: the server written on is forgotten, and the statements prepared on
+ * the nodes are no longer taken for granted when postgres_fdw may have dropped them. Its
+ * transaction callback sends DEALLOCATE ALL to a node at the end of a transaction that had an
+ * error, when it prepared statements of its own there (plain SQL INSERT, UPDATE and DELETE on
+ * foreign tables).
+ */
 static void
-forget_write_server(XactEvent event, void *arg)
+end_of_transaction(XactEvent event, void *arg)
 {
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		((event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE) && subxact_aborted))
+		forget_prepared();
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE ||
 		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
+	{
 		write_server = InvalidOid;
+		subxact_aborted = false;
+	}
+}
+
+static void
+note_subxact_abort(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		subxact_aborted = true;
 }
 
 void
@@ -50,7 +82,8 @@ ts_remote_call_init(void)
 							 "postgres_fdw has no two-phase commit: such a transaction can commit on one node "
 							 "and fail on another. Off by default.",
 							 &ts_allow_multi_node_writes, false, PGC_USERSET, 0, NULL, NULL, NULL);
-	RegisterXactCallback(forget_write_server, NULL);
+	RegisterXactCallback(end_of_transaction, NULL);
+	RegisterSubXactCallback(note_subxact_abort, NULL);
 }
 
 /* Raise TSX04 when this transaction wrote on another server than this one. */
@@ -154,7 +187,27 @@ typedef struct PreparedKey
 	Oid			fn;
 } PreparedKey;
 
+typedef struct PreparedEntry
+{
+	PreparedKey key;
+	bool		certain;		/* false: postgres_fdw may have deallocated it since */
+} PreparedEntry;
+
 static HTAB *prepared = NULL;
+
+/* After a transaction with an error: each statement is looked for on its node before its next use. */
+static void
+forget_prepared(void)
+{
+	HASH_SEQ_STATUS seq;
+	PreparedEntry *e;
+
+	if (prepared == NULL)
+		return;
+	hash_seq_init(&seq, prepared);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		e->certain = false;
+}
 
 /* A hash table of this session (TopMemoryContext), made at its first use. */
 static HTAB *
@@ -177,22 +230,42 @@ remote_exec_prepared(Oid server, Oid fn, const char *sql, int nparams, const cha
 {
 	PGconn	   *conn = connection_for(server);
 	PreparedKey key;
+	PreparedEntry *e;
 	char		name[32];
 	bool		found;
 
-	session_hash(&prepared, "tablestore forwarded statements", sizeof(PreparedKey), sizeof(PreparedKey));
+
+	session_hash(&prepared, "tablestore forwarded statements", sizeof(PreparedKey), sizeof(PreparedEntry));
 	memset(&key, 0, sizeof(key));
 	key.conn = conn;
 	key.pid = PQbackendPID(conn);
 	key.fn = fn;
 	snprintf(name, sizeof(name), "tablestore_fwd_%u", fn);
-	(void) hash_search(prepared, &key, HASH_FIND, &found);
+	e = hash_search(prepared, &key, HASH_FIND, &found);
+	if (found && !e->certain)
+	{
+		/* still there? (an error here would end the node's transaction: ask, do not try) */
+		const char *args[1] = {name};
+		PGresult   *res;
+
+		if (!PQsendQueryParams(conn, "SELECT 1 FROM pg_catalog.pg_prepared_statements WHERE name = $1", 1, NULL, args,
+							   NULL, NULL, 0))
+			raise_remote_error(NULL, conn, server);
+		res = check_result(get_result(conn, sql), conn, server);
+		found = PQntuples(res) > 0;
+		PQclear(res);
+		if (found)
+			e->certain = true;
+		else
+			(void) hash_search(prepared, &key, HASH_REMOVE, NULL);
+	}
 	if (!found)
 	{
 		if (!PQsendPrepare(conn, name, sql, nparams, NULL))
 			raise_remote_error(NULL, conn, server);
 		PQclear(check_result(get_result(conn, sql), conn, server));
-		(void) hash_search(prepared, &key, HASH_ENTER, NULL);
+		e = hash_search(prepared, &key, HASH_ENTER, NULL);
+		e->certain = true;
 	}
 	if (!PQsendQueryPrepared(conn, name, nparams, params, NULL, NULL, 0))
 		raise_remote_error(NULL, conn, server);
@@ -268,13 +341,61 @@ ts_server_conninfo(Oid server)
 	return s.data;
 }
 
-char *
-ts_node_command(Oid server, const char *sql)
+/*
+ * The connection of its own is libpq's asynchronous one, waited on through the latch: a cancel or
+ * a statement timeout here interrupts the wait, and the node's statement is then cancelled too.
+ */
+static void
+wait_socket(PGconn *conn, int events)
 {
-	PGconn	   *conn = PQconnectdb(ts_server_conninfo(server));
-	PGresult   *res;
-	char	   *out = NULL;
+	pgsocket	sock = PQsocket(conn);
 
+	if (sock == PGINVALID_SOCKET)
+		return;					/* libpq reports the failure */
+	(void) WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | events, sock, -1L, PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+	CHECK_FOR_INTERRUPTS();
+}
+
+static void
+own_finish(PGconn *conn)
+{
+	if (PQtransactionStatus(conn) == PQTRANS_ACTIVE)
+	{
+		PGcancel   *cancel = PQgetCancel(conn);
+		char		buf[256];
+
+		if (cancel != NULL)
+		{
+			(void) PQcancel(cancel, buf, sizeof(buf));
+			PQfreeCancel(cancel);
+		}
+	}
+	PQfinish(conn);
+}
+
+static PGconn *
+own_connect(Oid server)
+{
+	PGconn	   *conn = PQconnectStart(ts_server_conninfo(server));
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+
+	if (conn == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	PG_TRY();
+	{
+		while (PQstatus(conn) != CONNECTION_BAD && st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED)
+		{
+			wait_socket(conn, st == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE);
+			st = PQconnectPoll(conn);
+		}
+	}
+	PG_CATCH();
+	{
+		PQfinish(conn);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	if (PQstatus(conn) != CONNECTION_OK)
 	{
 		char	   *msg = pstrdup(PQerrorMessage(conn));
@@ -285,17 +406,140 @@ ts_node_command(Oid server, const char *sql)
 				 errmsg("could not connect to the node \"%s\"", GetForeignServer(server)->servername),
 				 errdetail_internal("%s", msg)));
 	}
-	res = PQexec(conn, sql);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
+	return conn;
+}
+
+/* Run a query string; its last result, or its first error (raised). The caller finishes conn on error. */
+static PGresult *
+own_exec(PGconn *conn, const char *sql, Oid server)
+{
+	PGresult   *last = NULL;
+	PGresult   *res;
+
+	if (!PQsendQuery(conn, sql))
+		raise_remote_error(NULL, conn, server);
+	for (;;)
 	{
-		PQfinish(conn);			/* the result stays valid */
-		raise_remote_error(res, NULL, server);
+		while (PQisBusy(conn))
+		{
+			wait_socket(conn, WL_SOCKET_READABLE);
+			if (!PQconsumeInput(conn))
+			{
+				PQclear(last);
+				raise_remote_error(NULL, conn, server);
+			}
+		}
+		if ((res = PQgetResult(conn)) == NULL)
+			break;
+		if (last != NULL && PQresultStatus(last) == PGRES_FATAL_ERROR)
+			PQclear(res);		/* the first error is the one */
+		else
+		{
+			PQclear(last);
+			last = res;
+		}
 	}
+	return check_result(last, conn, server);
+}
+
+/* The first column of the first row (palloc'd), or NULL; the result is freed. */
+static char *
+first_value(PGresult *res)
+{
+	char	   *out = NULL;
+
 	if (PQntuples(res) > 0 && PQnfields(res) > 0 && !PQgetisnull(res, 0, 0))
 		out = pstrdup(PQgetvalue(res, 0, 0));
 	PQclear(res);
+	return out;
+}
+
+char *
+ts_node_command(Oid server, const char *sql, int timeout_ms)
+{
+	PGconn	   *conn = own_connect(server);
+	char	   *out = NULL;
+
+	PG_TRY();
+	{
+		if (timeout_ms > 0)
+			PQclear(own_exec(conn, psprintf("SET statement_timeout = %d", timeout_ms), server));
+		out = first_value(own_exec(conn, sql, server));
+	}
+	PG_CATCH();
+	{
+		own_finish(conn);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	PQfinish(conn);
 	return out;
+}
+
+bool
+ts_node_wait(Oid server, const char *sql, int timeout_ms)
+{
+	PGconn	   *conn = own_connect(server);
+	TimestampTz end = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms);
+	bool		done = false;
+
+	PG_TRY();
+	{
+		for (;;)
+		{
+			char	   *v = first_value(own_exec(conn, sql, server));
+
+			done = v != NULL && strcmp(v, "t") == 0;
+			if (done || GetCurrentTimestamp() >= end)
+				break;
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	PG_CATCH();
+	{
+		own_finish(conn);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	PQfinish(conn);
+	return done;
+}
+
+/* ---------- plain SQL on a distributed table: the one-writing-node rule ---------- */
+
+/*
+ * tablestore_internal.one_writing_node(): the trigger of a coordinator's distributed table
+ * (distribute.c creates it): BEFORE INSERT OR UPDATE OR DELETE FOR EACH ROW, which PostgreSQL
+ * clones onto every foreign partition, so a row written through plain SQL or COPY notes its node;
+ * BEFORE TRUNCATE FOR EACH STATEMENT on the partitioned table, which notes every node. A second
+ * node is refused (TSX04) as the functions' writes are.
+ */
+PG_FUNCTION_INFO_V1(tablestore_one_writing_node);
+Datum
+tablestore_one_writing_node(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Relation	rel;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		elog(ERROR, "tablestore_internal.one_writing_node() is a trigger");
+	rel = td->tg_relation;
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		PartitionDesc pd = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE ? RelationGetPartitionDesc(rel, false) : NULL;
+
+		for (int i = 0; pd != NULL && i < pd->nparts; i++)
+			if (get_rel_relkind(pd->oids[i]) == RELKIND_FOREIGN_TABLE)
+				ts_note_remote_write(GetForeignTable(pd->oids[i])->serverid);
+		return PointerGetDatum(NULL);
+	}
+	if (rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE)
+		ts_note_remote_write(GetForeignTable(RelationGetRelid(rel))->serverid);
+	if (!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		return PointerGetDatum(NULL);
+	return PointerGetDatum(TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple);
 }
 
 /* ---------- forwarding a call ---------- */
@@ -398,7 +642,9 @@ forward_call_of(FunctionCallInfo fcinfo)
 		Oid			out;
 		bool		varlena;
 
-		appendStringInfo(&sql, "%s$%d::%s", i ? ", " : "", i + 1, format_type_extended(type, -1, FORMAT_TYPE_FORCE_QUALIFY));
+		/* the first argument says the call is the coordinator's (shard_fence.h) */
+		appendStringInfo(&sql, i == 0 ? "tablestore.routed_by_coordinator($%d::%s)" : ", $%d::%s", i + 1,
+						 format_type_extended(type, -1, FORMAT_TYPE_FORCE_QUALIFY));
 		getTypeOutputInfo(type, &out, &varlena);
 		fmgr_info_cxt(out, &fc->out[i], TopMemoryContext);
 	}

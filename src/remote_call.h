@@ -42,10 +42,18 @@ extern char *ts_remote_query(Oid server, const char *sql, int nparams, const cha
 extern char *ts_server_conninfo(Oid server);
 
 /*
- * Run one statement on the server on a connection of its own, outside this transaction (it
- * commits there at once); the first column of the first row, or NULL.
+ * Run a query string on the server on a connection of its own, outside this transaction (each
+ * statement commits there at once, or the string's statements together as one implicit
+ * transaction); the first column of its last result's first row, or NULL. timeout_ms > 0: the
+ * node's statement_timeout. Interruptible: a cancel here cancels the node's statement.
  */
-extern char *ts_node_command(Oid server, const char *sql);
+extern char *ts_node_command(Oid server, const char *sql, int timeout_ms);
+
+/*
+ * Run a query (its first column a boolean) on the server on a connection of its own every 10 ms
+ * until it answers true or timeout_ms pass; whether it answered true. Interruptible.
+ */
+extern bool ts_node_wait(Oid server, const char *sql, int timeout_ms);
 
 /* Note that this transaction writes on the server (raises TSX04 when it already wrote elsewhere). */
 extern void ts_note_remote_write(Oid server);

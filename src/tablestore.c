@@ -10,6 +10,7 @@
 #include "plan_cache.h"
 #include "query.h"
 #include "remote_call.h"
+#include "shard_fence.h"
 #include "utils/guc.h"
 
 PG_MODULE_MAGIC;
@@ -25,5 +26,6 @@ _PG_init(void)
 	ts_plan_cache_init();
 	ts_remote_call_init();
 	ts_distribute_init();
+	ts_shard_fence_init();
 	MarkGUCPrefixReserved("tablestore");
 }

@@ -6,6 +6,7 @@
 #include "access/relation.h"
 #include "catalog/namespace.h"
 #include "fmgr.h"
+#include "shard_fence.h"
 #include "ts_report.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -118,6 +119,21 @@ ts_table_partial(const TsTable *t)
 		for (int i = 0; i < get_hash_partition_greatest_modulus(pd->boundinfo); i++)
 			if (pd->boundinfo->indexes[i] < 0)
 				partial = true;
+	if (!partial)
+	{
+		/* a fenced shard table (a move's copy, or one it moved away) is not the node's either */
+		Oid		   *local = palloc(sizeof(Oid) * Max(pd->nparts, 1));
+		int			n = 0;
+
+		for (int i = 0; i < pd->nparts; i++)
+			if (get_rel_relkind(pd->oids[i]) != RELKIND_FOREIGN_TABLE)
+			{
+				LockRelationOid(pd->oids[i], AccessShareLock);
+				local[n++] = pd->oids[i];
+			}
+		partial = ts_shard_fence_any(local, n);
+		pfree(local);
+	}
 	relation_close(rel, NoLock);
 	return partial;
 }
@@ -171,9 +187,12 @@ ts_table_route(TsTable *t, text *pk, AclMode needed)
 
 	/*
 	 * A local partition: worked on directly when the caller's privileges there are those on the
-	 * table and no row-level security applies (else SQL on the table, which prunes to it).
+	 * table and no row-level security applies (else SQL on the table, which prunes to it). A
+	 * shard that a move is copying here, or has switched away from, refuses the call (its lock
+	 * first, then the fence: shard_fence.h).
 	 */
 	LockRelationOid(leaf, AccessShareLock);
+	ts_shard_fence_check(leaf, t->key);
 	if (dml_privileges(leaf) != dml_privileges(t->relid) ||
 		check_enable_rls(leaf, InvalidOid, true) == RLS_ENABLED)
 		return InvalidOid;

@@ -291,7 +291,7 @@ c(q{SELECT tablestore.drop_table('Scoped')});
 		q{SELECT count(*) FROM tablestore_data.orders WHERE row_key LIKE 'z%' GROUP BY split_part(row_key, '_', 1)}) } @nodes;
 	ok(@sizes > 0, scalar(@sizes) . ' batches landed before the kill');
 	is(scalar(grep { $_ != 10 } @sizes), 0, 'every batch on the nodes is whole after the coordinator was killed');
-	c(q{DELETE FROM tablestore_data.orders WHERE row_key LIKE 'z%'});
+	c(q{SET tablestore.allow_multi_node_writes = on; DELETE FROM tablestore_data.orders WHERE row_key LIKE 'z%'});
 }
 
 # concurrent counter increments through the coordinator (read, merge under If-Match, retry on
@@ -387,7 +387,7 @@ c(q{SELECT tablestore.drop_table('Scoped')});
 		$before, 'the shard\'s entities kept their ETags');
 	is($node{$to}->safe_psql('scale', q{SELECT count(*) FROM pg_subscription}) . $node{$from}->safe_psql('scale',
 		q{SELECT count(*) FROM pg_publication}), '00', 'no subscription or publication is left');
-	c(q{DELETE FROM tablestore_data.orders WHERE row_key LIKE 'w%'});
+	c(q{SET tablestore.allow_multi_node_writes = on; DELETE FROM tablestore_data.orders WHERE row_key LIKE 'w%'});
 }
 
 # tablestore-gateway with the nodes (--node): Get, Update and Delete Entity of a distributed table

@@ -1,0 +1,44 @@
+/*
+ * shard_move.c - what tablestore.move_shard (tablestore.sql, doc/scale-out.md) needs beyond
+ * distribute.c's placement functions: waiting on a node without holding a lock here
+ * (tablestore_internal.node_wait), and a node's WAL position flushed, which the move waits for its
+ * subscriber to have applied (tablestore_internal.flushed_wal_lsn).
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "fmgr.h"
+#include "foreign/foreign.h"
+#include "remote_call.h"
+#include "utils/builtins.h"
+#include "utils/pg_lsn.h"
+
+/* tablestore_internal.node_wait(server name, sql text, timeout_ms int) -> bool */
+PG_FUNCTION_INFO_V1(tablestore_node_wait);
+Datum
+tablestore_node_wait(PG_FUNCTION_ARGS)
+{
+	Oid			server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(0)), false)->serverid;
+
+	PG_RETURN_BOOL(ts_node_wait(server, text_to_cstring(PG_GETARG_TEXT_PP(1)), Max(PG_GETARG_INT32(2), 0)));
+}
+
+/*
+ * tablestore_internal.flushed_wal_lsn() -> pg_lsn: the WAL insert position, flushed to it. Every
+ * transaction that committed before the call ends before this position, and a walsender can send
+ * up to it (it sends only flushed WAL, and an asynchronous commit may not be flushed yet).
+ */
+PG_FUNCTION_INFO_V1(tablestore_flushed_wal_lsn);
+Datum
+tablestore_flushed_wal_lsn(PG_FUNCTION_ARGS)
+{
+	XLogRecPtr	lsn;
+
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("this node is in recovery: a shard cannot move from it")));
+	lsn = GetXLogInsertRecPtr();
+	XLogFlush(lsn);
+	PG_RETURN_LSN(lsn);
+}

@@ -2,8 +2,11 @@
  * route.c - one-partition calls straight to the node that holds the partition (route.h).
  *
  * A distributed table's shard map (tablestore.table_shards on the coordinator: shard -> server)
- * is kept per account and table for ROUTE_TTL seconds in a small direct-mapped cache, and
- * dropped at once when a node answers TSX03 (the shard moved). The shard of a PartitionKey is
+ * is kept per account and table for ROUTE_TTL seconds in a small direct-mapped cache. When a node
+ * answers TSX03 (the shard is fenced there: a move is filling it or has switched it away), that
+ * shard goes to the coordinator, and the map is read again ROUTE_DETOUR seconds later: for a few
+ * milliseconds after a switch the coordinator's map still names a node that is fenced, and every
+ * call would otherwise read the map again. The shard of a PartitionKey is
  * computed here as PostgreSQL's hash partitioning computes it for a text key in the "C"
  * collation: the bytes' extended hash (hash_bytes_extended from libpgcommon) with the
  * partitioning seed, combined as a one-column row hash, modulo the shard count.
@@ -23,6 +26,7 @@
 
 #define ROUTE_SLOTS 128
 #define ROUTE_TTL 10
+#define ROUTE_DETOUR 1			/* seconds a shard a node refused goes to the coordinator before the map is read again */
 #define ROUTE_MAX_SHARDS 1024
 
 /* PostgreSQL's (catalog/partition.h, common/hashfn.h) */
@@ -271,16 +275,27 @@ route_pool(Req *r)
 }
 
 void
-route_forget(Req *r, const char *table)
+route_detour(Req *r)
 {
 	char		lower[64];
 	RouteEntry *e;
 	int			account = account_index(r);
+	const char *name;
+	const char *pk;
 
-	lower_name(lower, table);
+	if (!partition_of(r, &name, &pk))
+		return;
+	lower_name(lower, name);
 	pthread_mutex_lock(&cache_lock);
 	e = &cache[slot_of(account, lower)];
-	if (e->used && e->account == account && strcmp(e->table, lower) == 0)
-		e->used = false;
+	if (e->used && e->account == account && strcmp(e->table, lower) == 0 && e->count > 0)
+	{
+		time_t		now = time(NULL);
+
+		/* the node refused the shard (fenced by a move): the coordinator serves it until the map is read again */
+		e->node[route_shard_of(pk, strlen(pk), e->count)] = -1;
+		if (e->fetched > now - ROUTE_TTL + ROUTE_DETOUR)
+			e->fetched = now - ROUTE_TTL + ROUTE_DETOUR;
+	}
 	pthread_mutex_unlock(&cache_lock);
 }

@@ -26,8 +26,11 @@ extern struct Pool *route_pool(struct Req *r);
  */
 extern char *route_body_partition_key(struct Req *r, const char *json, size_t len);
 
-/* The node answered that the shard is not there (moved): forget the table's shard map. */
-extern void route_forget(struct Req *r, const char *table);
+/*
+ * The node answered TSX03 for the request's partition (its shard is fenced there by a move): the
+ * coordinator serves that shard until the map is read again, at most ROUTE_DETOUR seconds later.
+ */
+extern void route_detour(struct Req *r);
 
 /* The shard PostgreSQL's hash partitioning puts a PartitionKey in (tablestore.shard_of). */
 extern int	route_shard_of(const char *pk, size_t len, int shard_count);

@@ -125,6 +125,18 @@ shard_not_here(const PGresult *res)
 	return state && strcmp(state, "TSX03") == 0;
 }
 
+/*
+ * Is the connection gone? libpq does not always say so at once: a server that was killed between
+ * two calls leaves the connection "OK" with a failed result that no server wrote (no SQLSTATE:
+ * "server closed the connection unexpectedly"). Either way the connection is dropped, and the
+ * call is answered 503 (a read is tried once more on a new connection first).
+ */
+static bool
+connection_lost(const PGconn *conn, const PGresult *res)
+{
+	return PQstatus(conn) != CONNECTION_OK || PQresultErrorField(res, PG_DIAG_SQLSTATE) == NULL;
+}
+
 static bool
 retryable_state(const PGresult *res)
 {
@@ -160,7 +172,7 @@ sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 			res = PQprepare(c->conn, d->name, d->sql, d->nparams, NULL);
 			if (PQresultStatus(res) != PGRES_COMMAND_OK)
 			{
-				lost = PQstatus(c->conn) != CONNECTION_OK;
+				lost = connection_lost(c->conn, res);
 				error_from_result(res, c->conn, err);
 				PQclear(res);
 				pool_release(pool, c, lost);
@@ -185,13 +197,13 @@ sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 			pool_release(pool, c, false);
 			return res;
 		}
-		lost = PQstatus(c->conn) != CONNECTION_OK;
+		lost = connection_lost(c->conn, res);
 		if (routed && pool == routed && !lost && shard_not_here(res))
 		{
-			/* the shard moved: the coordinator answers, and the map is read again next time */
+			/* the shard is fenced on the node (a move): the coordinator answers, and serves it until the map is read again */
 			pool_release(pool, c, false);
 			PQclear(res);
-			route_forget(r, r->route_table ? r->route_table : r->target.table);
+			route_detour(r);
 			pool = r->account->pool;
 			attempt--;
 			routed = NULL;

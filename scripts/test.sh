@@ -16,20 +16,24 @@
 #   sdk          the conformance suite (test/sdk, official @azure/data-tables + raw HTTP) against
 #                the gateway (every case must pass) and against Azurite; every case where the two
 #                differ must be explained in test/sdk/DIFFERENCES.md
+#   clients      test/clients/run.sh: third-party clients through the gateway - the Go client of
+#                Debian's golang-github-azure-azure-sdk-for-go-dev, azure-storage 2.10.7 (npm),
+#                Debian's azure-cosmosdb-table and azure-data-tables - recorded per client
 #   fuzz smoke   test/fuzz: each libFuzzer target for a short run (TS_FUZZ_SECONDS, default 20)
 #   soak         test/soak/soak.sh for 30 s at 16 clients: no error, flat backend memory
 #   demo         scripts/demo.sql runs to the end without an unexpected error, and scripts/demo.mjs
 #                (an SDK program) through the gateway
 #   bench smoke  bench/run.sh --quick (every workload completes; no timing is asserted)
 #
-# TS_TEST_ONLY=regress,pgtap,... runs only the named parts.
+# TS_TEST_ONLY=regress,pgtap,... runs only the named parts (layers, regress, pgtap, scenario, tap,
+# gateway, sdk, clients, fuzz, soak, demo, bench).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PASSED=0
 FAILED=0
 FAILURES=()
-ONLY=${TS_TEST_ONLY:-layers,regress,pgtap,scenario,tap,gateway,sdk,fuzz,soak,demo,bench}
+ONLY=${TS_TEST_ONLY:-layers,regress,pgtap,scenario,tap,gateway,sdk,clients,fuzz,soak,demo,bench}
 
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
@@ -162,6 +166,25 @@ run_sdk() {
 	rm -rf "$dir"
 }
 
+# The third-party clients (test/clients/run.sh: its own cluster and gateway), one record each.
+run_clients() {
+	local status_file status name st
+	ts_log "third-party clients (test/clients: Go, azure-storage 2.10.7, azure-cosmosdb-table, azure-data-tables)"
+	status_file=$(mktemp /tmp/tablestore-clients-status.XXXXXX)
+	GW_SKIP_BUILD=1 CLIENTS_STATUS_FILE=$status_file bash "$TS_ROOT/test/clients/run.sh" >/tmp/tablestore-clients.log 2>&1
+	status=$?
+	grep -E '^(FAIL|client )|^clients: ' /tmp/tablestore-clients.log
+	while read -r name st; do
+		record "clients/$name" "$st"
+	done <"$status_file"
+	# a failure outside the clients' programs (set-up, build, the gateway dying)
+	if [ $status -ne 0 ] && ! grep -qv ' 0$' "$status_file"; then
+		tail -30 /tmp/tablestore-clients.log
+		record "clients (set-up and gateway)" 1
+	fi
+	rm -f "$status_file"
+}
+
 run_fuzz() {
 	[ -f "$TS_ROOT/test/fuzz/run.sh" ] || return 0
 	ts_log "fuzz smoke (test/fuzz)"
@@ -221,6 +244,7 @@ want scenario && run_scenarios
 want tap && run_tap
 want gateway && run_gateway
 want sdk && run_sdk
+want clients && run_clients
 want fuzz && run_fuzz
 want soak && run_soak
 want demo && run_demo

@@ -362,7 +362,9 @@ test('raw.acl-xml', 'Set Table ACL reads the documented XML (declaration, whites
 		eq(get.status, 200, 'Get Table ACL');
 		ok(/<SignedIdentifier><Id>a&amp;bC<\/Id><AccessPolicy><Start>2026-01-02T03:04:05\.0000000Z<\/Start><Expiry>2027-01-02T03:04:05\.0000000Z<\/Expiry><Permission>ru<\/Permission><\/AccessPolicy><\/SignedIdentifier>/.test(get.text),
 			`the first policy as stored: ${get.text.slice(0, 300)}`);
-		ok(/<SignedIdentifier><Id>second<\/Id><AccessPolicy><\/AccessPolicy><\/SignedIdentifier>/.test(get.text), 'the second policy, without fields');
+		// an identifier whose access policy is empty comes back without <AccessPolicy>, as the
+		// service's recording shows (issue 27.6)
+		ok(/<SignedIdentifier><Id>second<\/Id><\/SignedIdentifier>/.test(get.text), 'the second policy, without fields');
 		for (const [what, bad] of [
 			['not XML', 'hello'],
 			['an unclosed element', '<SignedIdentifiers><SignedIdentifier><Id>x</Id>'],

@@ -161,6 +161,16 @@ split_parts(Arena *a, const char *s, size_t n, const char *b, Part **parts, int 
 	return true;
 }
 
+/* A part of nothing but line breaks. */
+static bool
+part_is_blank(const Part *p)
+{
+	for (size_t i = 0; i < p->len; i++)
+		if (p->start[i] != '\r' && p->start[i] != '\n')
+			return false;
+	return true;
+}
+
 /*
  * Read header lines from s[*i..n) until an empty line. For each header, call back with name/value.
  * Returns false on a malformed line.
@@ -360,8 +370,15 @@ batch_parse(Arena *a, const char *content_type, const char *body, size_t len, Ba
 		return false;
 	}
 	for (int k = 0; k < ninner; k++)
-		if (!parse_sub_request(a, &inner[k], &out->ops[k], err))
+	{
+		/* azure-data-tables writes an empty transaction as one empty part: no operation */
+		if (part_is_blank(&inner[k]))
+			continue;
+		if (!parse_sub_request(a, &inner[k], &out->ops[out->n], err))
 			return false;
-	out->n = ninner;
+		out->n++;
+	}
+	if (out->n == 0)
+		out->ops = NULL;
 	return true;
 }

@@ -361,6 +361,12 @@ test_parsers(void)
 	arena_init(&a, 1 << 20);
 	CHECK(batch_parse(&a, "multipart/mixed; boundary=batch_1", empty, strlen(empty), &br, &err) && br.n == 0,
 		  "an empty changeset parses to no operation (%s)", err ? err : "");
+	{
+		const char *blank = "--batch_1\r\nContent-Type: multipart/mixed; boundary=changeset_2\r\n\r\n--changeset_2\r\n\r\n--changeset_2--\r\n\r\n--batch_1--";
+
+		CHECK(batch_parse(&a, "multipart/mixed; boundary=batch_1", blank, strlen(blank), &br, &err) && br.n == 0,
+			  "a changeset of one blank part (azure-data-tables' empty transaction) has no operation (%s)", err ? err : "");
+	}
 	CHECK(xml_parse(&a, decl, strlen(decl), &e, &err) != NULL, "the XML declaration is read");
 	CHECK(xml_parse(&a, pi, strlen(pi), &e, &err) == NULL, "a processing instruction is refused");
 	CHECK(xml_parse(&a, late, strlen(late), &e, &err) == NULL, "a declaration after whitespace is refused");

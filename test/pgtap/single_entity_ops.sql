@@ -22,8 +22,8 @@ SELECT is(pg_temp.props('a'), '{"x":1,"y":"keep"}', 'a failed Insert changes not
 SELECT matches(insert_entity('Ops', '{"PartitionKey":"p","RowKey":"b"}'),
 	'^W/"datetime''\d{4}-\d\d-\d\dT\d\d%3A\d\d%3A\d\d\.\d{7}Z''-[0-9a-f]+\.[0-9a-f]+"$', 'Insert returns an ETag in the documented form');
 SELECT is(insert_entity('Ops', '{"PartitionKey":"p","RowKey":"c"}'), pg_temp.etag('c'), 'the returned ETag is the stored one');
-SELECT throws_ok($$SELECT insert_entity('Ops', '{"RowKey":"x"}')$$, 'TSB21', NULL, 'Insert without PartitionKey: InvalidInput');
-SELECT throws_ok($$SELECT insert_entity('Ops', '{"PartitionKey":"p"}')$$, 'TSB21', NULL, 'Insert without RowKey: InvalidInput');
+SELECT throws_ok($$SELECT insert_entity('Ops', '{"RowKey":"x"}')$$, 'TSB21', 'PropertiesNeedValue: the entity has no PartitionKey', 'Insert without PartitionKey: PropertiesNeedValue');
+SELECT throws_ok($$SELECT insert_entity('Ops', '{"PartitionKey":"p"}')$$, 'TSB21', 'PropertiesNeedValue: the entity has no RowKey', 'Insert without RowKey: PropertiesNeedValue');
 
 ------------------------------------------------------------------ Update (replace)
 SELECT lives_ok($$SELECT update_entity('Ops', '{"PartitionKey":"p","RowKey":"a","z":true}')$$,

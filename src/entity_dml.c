@@ -28,7 +28,6 @@ void
 entity_dml_split(Entity *e, EntityArg *out)
 {
 	EntityView	v;
-	PropRef    *props;
 	TsError		err = {0};
 
 	entity_view_of(&v, e);
@@ -36,10 +35,7 @@ entity_dml_split(Entity *e, EntityArg *out)
 		ts_raisef(TSE_MISSING_KEY, "the entity has no %s", v.keys.has_pk ? "RowKey" : "PartitionKey");
 	out->pk = cstring_to_text_with_len(v.keys.pk, v.keys.pk_len);
 	out->rk = cstring_to_text_with_len(v.keys.rk, v.keys.rk_len);
-	props = palloc(sizeof(PropRef) * (v.nprops + 1));
-	for (uint32 i = 0; i < v.nprops; i++)
-		entity_view_prop(&v, i, &props[i]);
-	out->props = entity_build(props, (int) v.nprops, NULL, 0, &err);
+	out->props = entity_without_keys(&v, &err);
 	if (out->props == NULL)
 		ts_raise(&err);
 }

@@ -118,11 +118,12 @@ row_json_write(JsonSink *s, const RowJsonContext *c, const RowJson *r, const cha
 
 	if (sel == NULL)
 	{
-		for (uint32 i = 0; i < r->props->nprops; i++)
+		/* in the order written */
+		for (uint32 k = 0; k < r->props->nprops; k++)
 		{
 			PropRef		p;
 
-			entity_view_prop(r->props, i, &p);
+			entity_view_prop(r->props, entity_view_written(r->props, k), &p);
 			write_prop(s, c, &p);
 		}
 	}

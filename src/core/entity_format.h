@@ -154,6 +154,29 @@ entity_view_written(const EntityView *v, uint32 k)
 	return v->order ? v->order[k] : k;
 }
 
+/*
+ * Every property in the order written, into props[v->nprops]: one tight pass over the directory,
+ * for output loops, which then read props[k] rather than following order[k] into the directory
+ * between the writes of each property. When that order is not the data's (the name order), the
+ * data is fetched ahead, all of it at once, instead of line by line out of order.
+ */
+static inline void
+entity_view_props_written(const EntityView *v, PropRef *props)
+{
+	const uint8 *order = v->order;
+	uint32		n = v->nprops;
+
+#if defined(__GNUC__) || defined(__clang__)
+	if (order)
+		for (uint32 off = 0; off < v->data_len; off += 64)
+			__builtin_prefetch(v->data + off);
+#endif
+	for (uint32 k = 0; k < n; k++)
+		entity_view_prop(v, order ? order[k] : k, &props[k]);
+}
+
+#define ENTITY_LOCAL_PROPS 32	/* a PropRef array this long on the stack covers most entities */
+
 /* Bytewise order of names: memcmp on the common prefix, then shorter first. */
 static inline int
 entity_name_cmp(const char *a, uint32 alen, const char *b, uint32 blen)

@@ -4,8 +4,9 @@
  * One pass over the text collects the members of the flat object, pointing into the input where a
  * string has no escapes. Then: keys are checked, properties and their "@odata.type" annotations are
  * matched by name (both sorted), values are converted to their types, and entity_build encodes
- * the result, with the order the properties were written in, and enforces the limits. Timestamp and odata.* members are server metadata and are
- * dropped; a JSON null means "property absent". Backend-free; errors come back in a TsError.
+ * the result, with the order the properties were written in, and enforces the limits. Timestamp
+ * and odata.* members are server metadata and are dropped; a JSON null means "property absent".
+ * Backend-free; errors come back in a TsError.
  */
 #include "entity_format.h"
 #include "json_lex.h"
@@ -25,6 +26,7 @@ typedef struct Member
 	uint32		name_len;
 	MemberKind	kind;
 	int			pos;			/* its place in the object: the order the properties were written */
+	int			out;			/* (in ps->m) its index in the converted properties, or -1 */
 	JsonToken	val;
 } Member;
 
@@ -183,6 +185,7 @@ scan_object(Parser *ps, bool prefix)
 			m->name = key.p;
 			m->name_len = key.len;
 			m->pos = ps->n - 1;
+			m->out = -1;
 			if (!scan_value(ps, &m->val) || !classify(ps, m, &keep))
 				return false;
 			if (!keep)
@@ -407,27 +410,19 @@ check_key_annotation(Parser *ps, Member *m)
 }
 
 /*
- * The order the properties out[0 .. n - 1] (sorted by name) were written in, from their places in
- * the object (written[]): order[k] is the index in out of the k-th written. One pass over the
- * object's places, no sort; into order[n].
+ * The order the properties out[0 .. n - 1] (sorted by name) were written in: order[k] is the index
+ * in out of the k-th written, read off the object's members in their places (each converted
+ * property noted its index in out there, in ps->m[place].out; the others hold -1).
  */
 static int *
-written_order(Parser *ps, const int *written, int n, int *order)
+written_order(const Parser *ps, int n, int *order)
 {
-	int			local_at[64];
-	int		   *at = ps->n <= (int) lengthof(local_at) ? local_at : palloc(sizeof(int) * ps->n);
 	int			k = 0;
 
 	for (int p = 0; p < ps->n; p++)
-		at[p] = -1;
-	for (int i = 0; i < n; i++)
-		at[written[i]] = i;
-	for (int p = 0; p < ps->n; p++)
-		if (at[p] >= 0)
-			order[k++] = at[p];
+		if (ps->m[p].out >= 0)
+			order[k++] = ps->m[p].out;
 	Assert(k == n);
-	if (at != local_at)
-		pfree(at);
 	return order;
 }
 
@@ -443,11 +438,10 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 				nout = 0;
 	PropRef    *out;
 	uint8		(*slots)[16];
-	int		   *written;		/* written[i]: the place in the object of out[i] */
 	int		   *order;
+	int			last_pos = -1;
 	PropRef		local_out[32];
 	uint8		local_slots[32][16];
-	int			local_written[32];
 	int			local_order[32];
 	bool		in_name_order = true;
 
@@ -516,14 +510,12 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 	{
 		out = local_out;
 		slots = local_slots;
-		written = local_written;
 		order = local_order;
 	}
 	else
 	{
 		out = palloc(sizeof(PropRef) * nprops);
 		slots = palloc(16 * (size_t) nprops);
-		written = palloc(sizeof(int) * nprops);
 		order = palloc(sizeof(int) * nprops);
 	}
 
@@ -568,13 +560,14 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 			continue;			/* null: the property is absent */
 		if (!convert_value(&ps, m, type, slots[nout], &out[nout]))
 			return NULL;
-		written[nout] = m->pos;
-		in_name_order &= nout == 0 || written[nout - 1] < m->pos;
+		ps.m[m->pos].out = nout;
+		in_name_order &= last_pos < m->pos;
+		last_pos = m->pos;
 		nout++;
 	}
 	if (keys_apart)
 		*keys_apart = keys;
-	return entity_build_ordered(out, nout, in_name_order ? NULL : written_order(&ps, written, nout, order),
+	return entity_build_ordered(out, nout, in_name_order ? NULL : written_order(&ps, nout, order),
 								&keys, keys_apart ? ENTITY_BUILD_KEYS_APART : 0, err);
 }
 

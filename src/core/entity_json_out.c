@@ -196,15 +196,22 @@ entity_append_json(StringInfo out, const EntityView *v, int options)
 		entity_append_json_string(out, v->keys.rk, v->keys.rk_len);
 		first = false;
 	}
-	for (uint32 k = 0; k < v->nprops; k++)
+	if (v->nprops > 0)
 	{
-		PropRef		p;
+		PropRef		local[ENTITY_LOCAL_PROPS];
+		PropRef    *props = v->nprops <= ENTITY_LOCAL_PROPS ? local : palloc(sizeof(PropRef) * v->nprops);
+		uint32		n = v->nprops;
 
-		entity_view_prop(v, entity_view_written(v, k), &p);
-		if (!first)
-			appendStringInfoCharMacro(out, ',');
-		first = false;
-		entity_append_prop_json(out, &p, options);
+		entity_view_props_written(v, props);
+		for (uint32 k = 0; k < n; k++)
+		{
+			if (!first)
+				appendStringInfoCharMacro(out, ',');
+			first = false;
+			entity_append_prop_json(out, &props[k], options);
+		}
+		if (props != local)
+			pfree(props);
 	}
 	appendStringInfoCharMacro(out, '}');
 }

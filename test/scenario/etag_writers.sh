@@ -6,8 +6,9 @@
 # tablestore.fast_path off. Each write logs, before it commits and while it holds the entity's
 # lock (so in the order the writes happened), the ETag it returned, the row's stored etag and its
 # Timestamp in ticks. Every ETag must be distinct, the one stored, and each Timestamp later than
-# the one before. (A write that loses a race with a delete and insert of the entity is retried on
-# the retryable 40001, as clients do.)
+# the one before. (A write that loses a race with a delete and insert of the entity, or a
+# distributed table's remote REPEATABLE READ transaction, is retried on the retryable 40001 in a
+# new transaction, as clients do, at most 200 times and for 10 minutes.)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DB=scenario_etag_writers
 SESSIONS=${SESSIONS:-8}
@@ -29,49 +30,60 @@ CREATE PROCEDURE write(session int, times int) LANGUAGE plpgsql AS $$
 DECLARE
 	e text := format('{"PartitionKey":"h","RowKey":"one","s%s":%%s}', session);
 	r text;
+	done bool;
+	deadline timestamptz := clock_timestamp() + interval '10 minutes';
 BEGIN
 	FOR i IN 1..times LOOP
-	<<attempt>>
-	LOOP
-		IF session % 2 = 0 THEN
-			SET LOCAL tablestore.fast_path = off;
-		END IF;
-		BEGIN
-		CASE i % 6
-			WHEN 0 THEN
-				r := tablestore.merge_entity('Hot', format(e, i)::tablestore.entity);
-				PERFORM note(session, 'merge', r);
-			WHEN 1 THEN
-				r := tablestore.update_entity('Hot', format(e, i)::tablestore.entity);
-				PERFORM note(session, 'update', r);
-			WHEN 2 THEN
-				UPDATE tablestore_data.hot SET properties = properties OPERATOR(tablestore.||) format(e, i)::tablestore.entity
-				WHERE partition_key = 'h' AND row_key = 'one' RETURNING etag INTO r;
-				-- (an UPDATE finds nothing when the version it waited for was deleted: write again)
-				CONTINUE attempt WHEN r IS NULL;
-				PERFORM note(session, 'sql', r);
-			WHEN 3 THEN
-				r := tablestore.execute_batch('Hot', format('[{"op":"upsert_merge","entity":%s}]', format(e, i))::jsonb)->0->>'etag';
-				PERFORM note(session, 'batch', r);
-			WHEN 4 THEN
-				r := tablestore.upsert_entity('Hot', format(e, i)::tablestore.entity, 'replace');
-				PERFORM note(session, 'upsert', r);
-			ELSE
-				-- deleted and inserted again in one transaction (the delete takes the lock first)
-				BEGIN
-					PERFORM tablestore.delete_entity('Hot', 'h', 'one');
-				EXCEPTION WHEN SQLSTATE 'TSN01' THEN
-					NULL;
-				END;
-				r := tablestore.upsert_entity('Hot', format(e, i)::tablestore.entity);
-				PERFORM note(session, 'reinsert', r);
-		END CASE;
-		EXIT attempt;
-		EXCEPTION WHEN serialization_failure THEN
-			-- a write that waited for a delete and insert of the entity may have to be retried (40001)
+		FOR attempt IN 1..200 LOOP
+			IF session % 2 = 0 THEN
+				SET LOCAL tablestore.fast_path = off;
+			END IF;
+			done := true;
+			BEGIN
+				CASE i % 6
+					WHEN 0 THEN
+						r := tablestore.merge_entity('Hot', format(e, i)::tablestore.entity);
+						PERFORM note(session, 'merge', r);
+					WHEN 1 THEN
+						r := tablestore.update_entity('Hot', format(e, i)::tablestore.entity);
+						PERFORM note(session, 'update', r);
+					WHEN 2 THEN
+						UPDATE tablestore_data.hot SET properties = properties OPERATOR(tablestore.||) format(e, i)::tablestore.entity
+						WHERE partition_key = 'h' AND row_key = 'one' RETURNING etag INTO r;
+						-- (an UPDATE finds nothing when the version it waited for was deleted: write again)
+						done := r IS NOT NULL;
+						IF done THEN
+							PERFORM note(session, 'sql', r);
+						END IF;
+					WHEN 3 THEN
+						r := tablestore.execute_batch('Hot', format('[{"op":"upsert_merge","entity":%s}]', format(e, i))::jsonb)->0->>'etag';
+						PERFORM note(session, 'batch', r);
+					WHEN 4 THEN
+						r := tablestore.upsert_entity('Hot', format(e, i)::tablestore.entity, 'replace');
+						PERFORM note(session, 'upsert', r);
+					ELSE
+						-- deleted and inserted again in one transaction (the delete takes the lock first)
+						BEGIN
+							PERFORM tablestore.delete_entity('Hot', 'h', 'one');
+						EXCEPTION WHEN SQLSTATE 'TSN01' THEN
+							NULL;
+						END;
+						r := tablestore.upsert_entity('Hot', format(e, i)::tablestore.entity);
+						PERFORM note(session, 'reinsert', r);
+				END CASE;
+			EXCEPTION WHEN serialization_failure THEN
+				-- a write that waited for a delete and insert of the entity, or a distributed table's
+				-- remote REPEATABLE READ transaction, is retried (40001), in a new transaction
+				done := false;
+			END;
+			EXIT WHEN done;
+			ROLLBACK;
 			INSERT INTO retries VALUES (session);
-		END;
-	END LOOP;
+			COMMIT;
+			IF attempt = 200 OR clock_timestamp() > deadline THEN
+				RAISE EXCEPTION 'session %: write % still failing after % attempts', session, i, attempt;
+			END IF;
+		END LOOP;
 		COMMIT;
 	END LOOP;
 END $$;

@@ -8,7 +8,7 @@
 # Timestamp in ticks. Every ETag must be distinct, the one stored, and each Timestamp later than
 # the one before. (A write that loses a race with a delete and insert of the entity, or a
 # distributed table's remote REPEATABLE READ transaction, is retried on the retryable 40001 in a
-# new transaction, as clients do, at most 200 times and for 10 minutes.)
+# new transaction after a random pause, as clients do, at most 1000 times and for 10 minutes.)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DB=scenario_etag_writers
 SESSIONS=${SESSIONS:-8}
@@ -35,7 +35,7 @@ DECLARE
 	distributed bool := EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = 'tablestore_data.hot'::regclass AND c.relkind = 'p');
 BEGIN
 	FOR i IN 1..times LOOP
-		FOR attempt IN 1..200 LOOP
+		FOR attempt IN 1..1000 LOOP
 			IF session % 2 = 0 THEN
 				SET LOCAL tablestore.fast_path = off;
 			END IF;
@@ -90,9 +90,12 @@ BEGIN
 			ROLLBACK;
 			INSERT INTO retries VALUES (session);
 			COMMIT;
-			IF attempt = 200 OR clock_timestamp() > deadline THEN
+			IF attempt = 1000 OR clock_timestamp() > deadline THEN
 				RAISE EXCEPTION 'session %: write % still failing after % attempts', session, i, attempt;
 			END IF;
+			-- a random pause, longer after each failure (up to 50 ms), so that no session keeps
+			-- losing to the others (on a distributed table every writer of the entity conflicts)
+			PERFORM pg_sleep(least(0.05, random() * 0.002 * attempt));
 		END LOOP;
 		COMMIT;
 	END LOOP;

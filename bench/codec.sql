@@ -16,9 +16,10 @@ FROM generate_series(1, :n) i;
 CREATE TEMP TABLE ents AS SELECT i, t::tablestore.entity AS e FROM docs;
 CREATE TEMP TABLE jsons AS SELECT i, t::jsonb AS j FROM docs;
 VACUUM ANALYZE docs, ents, jsons;
--- the same documents: every entity equals its jsonb twin
+-- the same documents: every entity holds its jsonb twin's properties (compared as jsonb: the entity
+-- keeps the order written, jsonb an order of its own)
 DO $$ BEGIN
-	IF (SELECT count(*) FROM ents JOIN jsons USING (i) WHERE e OPERATOR(tablestore.<>) j::tablestore.entity) > 0 THEN
+	IF (SELECT count(*) FROM ents JOIN jsons USING (i) WHERE e::jsonb <> j) > 0 THEN
 		RAISE EXCEPTION 'benchmark documents differ';
 	END IF;
 END $$;

@@ -11,7 +11,9 @@ INSERT INTO binary_src VALUES
 	(5, '{"a":"1601-01-01T00:00:00Z","a@odata.type":"Edm.DateTime","b":"9999-12-31T23:59:59.9999999Z","b@odata.type":"Edm.DateTime"}'),
 	(6, '{"g":"68260b3f-beab-45e2-b900-33e2b442e724","g@odata.type":"Edm.Guid","x":"AAEC","x@odata.type":"Edm.Binary","e":"","e@odata.type":"Edm.Binary"}'),
 	(7, '{"s":"nul\u0000😀 Grüße","t":""}'),
-	(8, '{"PartitionKey":"","RowKey":""}');
+	(8, '{"PartitionKey":"","RowKey":""}'),
+	-- written out of name order (an order array), with keys between the properties
+	(9, '{"z":1,"RowKey":"r","y":"2","PartitionKey":"p","x":3.5,"w":true}');
 INSERT INTO binary_src SELECT 100 + i, format('{"RowKey":"%s","n":%s,"s":"%s"}', i, i, repeat('x', i * 10))::entity
 FROM generate_series(1, 200) i;
 -- a large value (TOASTed and compressed on disk)
@@ -50,7 +52,7 @@ SELECT n, label, pg_temp.try(format('SELECT tablestore.entity_from_binary(%L::by
 	(3, 'too short', '\x0100'::bytea),
 	(4, 'version 2', '\x02000000'::bytea),
 	(5, 'version 0', '\x00000000'::bytea),
-	(6, 'unknown flag', '\x01040000'::bytea),
+	(6, 'unknown flag', '\x01080000'::bytea),
 	(7, '253 properties', '\x0100fd00'::bytea),
 	(8, 'truncated directory', '\x01000100000000'::bytea),
 	(9, 'offset out of place', '\x010001000100000001000200' || '\x6101000000'::bytea),
@@ -76,7 +78,17 @@ SELECT n, label, pg_temp.try(format('SELECT tablestore.entity_from_binary(%L::by
 	(29, 'key with slash', '\x01010000010000002f'::bytea),
 	(30, 'key truncated', '\x010100000500000061'::bytea),
 	(31, 'valid keys only', '\x01030000010001007072'::bytea),
-	(32, 'String over 32768 units', '\x010001000000000001000100' || ('\x61'::bytea || decode(repeat('61', 32769), 'hex')))
+	(32, 'String over 32768 units', '\x010001000000000001000100' || ('\x61'::bytea || decode(repeat('61', 32769), 'hex'))),
+	-- the order written: '{"b":1,"a":2}' is 01 04 0200 | a: 00000000 0100 02 00 | b: 05000000 0100 02 00 |
+	-- order 01 00 (b, then a) | 61 02000000 62 01000000
+	(33, 'valid written order', '\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x0100'::bytea || '\x61020000006201000000'::bytea),
+	(34, 'order of the names', '\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x0001'::bytea || '\x61020000006201000000'::bytea),
+	(35, 'order naming one twice', '\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x0101'::bytea || '\x61020000006201000000'::bytea),
+	(36, 'order index out of range', '\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x0200'::bytea || '\x61020000006201000000'::bytea),
+	(37, 'order truncated', '\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x01'::bytea),
+	(38, 'order of one property', '\x010401000000000001000200'::bytea || '\x00'::bytea || '\x6101000000'::bytea),
+	(39, 'order of no property', '\x01040000'::bytea),
+	(40, 'order with keys', '\x01070200'::bytea || '\x01000100'::bytea || '\x02000000010002000700000001000200'::bytea || '\x0100' || '\x7072'::bytea || '\x61020000006201000000'::bytea)
 ) x(n, label, b) ORDER BY n;
 
 DROP TABLE binary_src, binary_dst;

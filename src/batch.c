@@ -28,6 +28,7 @@
 #include "catalog/pg_type.h"
 #include "entity.h"
 #include "entity_dml.h"
+#include "etag.h"
 #include "fast_path.h"
 #include "key_scope.h"
 #include "entity_sql.h"
@@ -142,7 +143,7 @@ first_failed_condition(BatchOp *ops, int n)
 			case OP_UPDATE:
 			case OP_MERGE:
 			case OP_DELETE:
-				if (!op->exists || (op->if_match && ts_key_cmp(op->if_match, op->current_etag) != 0))
+				if (!op->exists || (op->if_match && !etag_matches(op->current_etag, op->if_match)))
 					return i;
 				break;
 			default:
@@ -191,7 +192,10 @@ run_statement(const TsTable *t, BatchOp *op)
 		[OP_DELETE] = PLAN_DELETE_ANY
 	};
 	Datum		args[3] = {PointerGetDatum(op->pk), PointerGetDatum(op->rk), EntityPGetDatum(op->props)};
-	bool		isnull;
+	bool		isnull,
+				etag_null;
+	Datum		etag,
+				ts;
 
 	if (SPI_execute_plan(ts_plan_get(t, kinds[op->kind]), args, NULL, false, 0) < 0)
 		elog(ERROR, "tablestore: a batch operation failed");
@@ -199,10 +203,11 @@ run_statement(const TsTable *t, BatchOp *op)
 		raise_nothing_written(op);
 	if (op->kind == OP_DELETE)
 		return;
-	op->result.etag = (text *) DatumGetPointer(SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0],
-																			   SPI_tuptable->tupdesc, 1, &isnull),
-																 false, -1));
-	op->result.ts = DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	etag = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &etag_null);
+	ts = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	stamp_written(isnull ? 0 : DatumGetTimestampTz(ts), etag_null ? NULL : DatumGetTextPP(etag), &op->result);
+	/* the ETag out of SPI's memory, which SPI_finish frees */
+	op->result.etag = (text *) DatumGetPointer(SPI_datumTransfer(PointerGetDatum(op->result.etag), false, -1));
 }
 
 /*

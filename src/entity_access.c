@@ -134,13 +134,9 @@ Datum
 tablestore_prop_datetime(PG_FUNCTION_ARGS)
 {
 	PropRef		p;
-	int64		ticks;
-	int64		rel;
 
 	GET_TYPED_OR_NULL(p, EDM_DATETIME);
-	ticks = (int64) ts_rd64(p.val);
-	rel = ticks - EDM_TICKS_PG_EPOCH;
-	PG_RETURN_TIMESTAMPTZ(rel >= 0 ? rel / 10 : -((-rel + 9) / 10));
+	PG_RETURN_TIMESTAMPTZ(edm_pg_usec_from_ticks((int64) ts_rd64(p.val)));
 }
 
 PG_FUNCTION_INFO_V1(tablestore_prop_guid);

@@ -28,7 +28,6 @@ void
 entity_dml_split(Entity *e, EntityArg *out)
 {
 	EntityView	v;
-	PropRef    *props;
 	TsError		err = {0};
 
 	entity_view_of(&v, e);
@@ -36,17 +35,14 @@ entity_dml_split(Entity *e, EntityArg *out)
 		ts_raisef(TSE_MISSING_KEY, "the entity has no %s", v.keys.has_pk ? "RowKey" : "PartitionKey");
 	out->pk = cstring_to_text_with_len(v.keys.pk, v.keys.pk_len);
 	out->rk = cstring_to_text_with_len(v.keys.rk, v.keys.rk_len);
-	props = palloc(sizeof(PropRef) * (v.nprops + 1));
-	for (uint32 i = 0; i < v.nprops; i++)
-		entity_view_prop(&v, i, &props[i]);
-	out->props = entity_build(props, (int) v.nprops, NULL, 0, &err);
+	out->props = entity_without_keys(&v, &err);
 	if (out->props == NULL)
 		ts_raise(&err);
 }
 
 /*
- * Run a write statement; returns false when it touched no row, else the (etag, timestamp) it
- * returned, copied out of SPI. The statement runs to its end (no row count limit): a
+ * Run a write statement; returns false when it touched no row, else the stamp of the row it
+ * returned (etag, timestamp), copied out of SPI. The statement runs to its end (no row count limit): a
  * ModifyTable stopped after its first RETURNING row never fires the AFTER STATEMENT triggers.
  */
 static bool
@@ -54,17 +50,20 @@ run_write(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, WriteStamp 
 {
 	SPIPlanPtr	plan = ts_plan_get(t, kind);
 	int			rc = SPI_execute_plan(plan, args, NULL, false, 0);
-	bool		isnull;
-	Datum		d;
+	bool		isnull,
+				ts_null;
+	Datum		d,
+				ts;
 
 	if (rc < 0)
 		elog(ERROR, "tablestore: SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 0)
 		return false;
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	out->etag = isnull ? NULL : (text *) DatumGetPointer(SPI_datumTransfer(d, false, -1));
-	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
-	out->ts = isnull ? 0 : DatumGetTimestampTz(d);
+	ts = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &ts_null);
+	stamp_written(ts_null ? 0 : DatumGetTimestampTz(ts), isnull ? NULL : DatumGetTextPP(d), out);
+	/* the ETag out of SPI's memory, which SPI_finish frees */
+	out->etag = (text *) DatumGetPointer(SPI_datumTransfer(PointerGetDatum(out->etag), false, -1));
 	return true;
 }
 
@@ -142,7 +141,7 @@ rerun_or_raise(const TsTable *t, TsPlanKind kind, Datum *args, int nargs, text *
 
 		if (etag == NULL)
 			raise_not_found(pk, rk);
-		if (im == IF_MATCH_ETAG && ts_key_cmp(etag, if_match) != 0)
+		if (im == IF_MATCH_ETAG && !etag_matches(etag, if_match))
 			raise_condition_failed(pk, rk);
 		if (stamp_user_row_trigger(t->relid, cmd))
 			ts_raise_write_cancelled(NULL);
@@ -436,6 +435,7 @@ tablestore_get_entity(PG_FUNCTION_ARGS)
 		elog(ERROR, "tablestore.get_entity must return a composite type");
 	TS_FORWARD_IF_REMOTE(fcinfo, &t, PG_GETARG_TEXT_PP(1), ACL_SELECT, false);
 	entity_dml_get(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), values, nulls);
+	etag_show_row(values, nulls);
 	if (sel != NULL)
 	{
 		EntityView	v;

@@ -21,11 +21,11 @@ static const PlanSpec plan_specs[PLAN__COUNT] = {
 	"RETURNING t.etag, t.\"timestamp\"", 3, "tte"},
 	[PLAN_UPDATE_ANY] = {"UPDATE %s AS t SET properties = $3 WHERE " PK_RK_IS " RETURNING t.etag, t.\"timestamp\"", 3, "tte"},
 	[PLAN_UPDATE_IF] = {"UPDATE %s AS t SET properties = $3 WHERE " PK_RK_IS
-	" AND t.etag OPERATOR(pg_catalog.=) $4 RETURNING t.etag, t.\"timestamp\"", 4, "ttet"},
+	" AND tablestore.etag_matches(t.etag, $4) RETURNING t.etag, t.\"timestamp\"", 4, "ttet"},
 	[PLAN_MERGE_ANY] = {"UPDATE %s AS t SET properties = t.properties OPERATOR(tablestore.||) $3 WHERE "
 	PK_RK_IS " RETURNING t.etag, t.\"timestamp\"", 3, "tte"},
 	[PLAN_MERGE_IF] = {"UPDATE %s AS t SET properties = t.properties OPERATOR(tablestore.||) $3 WHERE "
-	PK_RK_IS " AND t.etag OPERATOR(pg_catalog.=) $4 RETURNING t.etag, t.\"timestamp\"", 4, "ttet"},
+	PK_RK_IS " AND tablestore.etag_matches(t.etag, $4) RETURNING t.etag, t.\"timestamp\"", 4, "ttet"},
 	[PLAN_UPSERT_REPLACE] = {"INSERT INTO %s AS t (partition_key, row_key, properties) VALUES ($1, $2, $3) "
 	"ON CONFLICT (partition_key, row_key) DO UPDATE SET properties = EXCLUDED.properties RETURNING t.etag, t.\"timestamp\"",
 	3, "tte"},
@@ -33,7 +33,7 @@ static const PlanSpec plan_specs[PLAN__COUNT] = {
 	"ON CONFLICT (partition_key, row_key) DO UPDATE SET properties = t.properties OPERATOR(tablestore.||) "
 	"EXCLUDED.properties RETURNING t.etag, t.\"timestamp\"", 3, "tte"},
 	[PLAN_DELETE_ANY] = {"DELETE FROM %s AS t WHERE " PK_RK_IS " RETURNING t.etag, t.\"timestamp\"", 2, "tt"},
-	[PLAN_DELETE_IF] = {"DELETE FROM %s AS t WHERE " PK_RK_IS " AND t.etag OPERATOR(pg_catalog.=) $3 "
+	[PLAN_DELETE_IF] = {"DELETE FROM %s AS t WHERE " PK_RK_IS " AND tablestore.etag_matches(t.etag, $3) "
 	"RETURNING t.etag, t.\"timestamp\"", 3, "ttt"},
 	[PLAN_GET] = {"SELECT " TS_ROW_COLUMNS " FROM %s AS t "
 	"WHERE " PK_RK_IS, 2, "tt"},

@@ -1,38 +1,59 @@
 /*
- * etag.c - making ETags and checking If-Match values.
+ * etag.c - making ETags, the Timestamp and ETag a stored row shows, and If-Match values (etag.h),
+ * with their SQL functions tablestore.timestamp_ticks and tablestore.etag_matches.
  */
 #include "etag.h"
 
-#include "access/xact.h"
 #include "edm.h"
+#include "fmgr.h"
+#include "table_layout.h"
 #include "ts_report.h"
 #include "utils/builtins.h"
-
-static uint64 etag_counter = 0;
+#include "utils/timestamp.h"
 
 text *
-etag_make(TimestampTz ts)
+etag_make(int64 ticks)
 {
-	char		dt[EDM_DATETIME_TEXT_LEN + 1];
-	char		buf[ETAG_MAX_LEN];
-	char	   *o = buf;
-	uint64		xid = U64FromFullTransactionId(GetTopFullTransactionId());
-	int64		ticks = (int64) ts * 10 + EDM_TICKS_PG_EPOCH;
+	char		buf[ETAG_TEXT_MAX];
+	int			n = etag_text_format(ticks, buf);
 
-	edm_format_datetime(ticks, dt);
-	o += sprintf(o, "W/\"datetime'");
-	for (const char *p = dt; *p; p++)
+	return cstring_to_text_with_len(buf, n);
+}
+
+void
+etag_row_stamp(TimestampTz ts, text *etag, RowStamp *out)
+{
+	const char *s = etag ? VARDATA_ANY(etag) : "";
+	int			len = etag ? VARSIZE_ANY_EXHDR(etag) : 0;
+	int64		ticks;
+
+	if (etag_text_parse(s, len, &ticks) != ETAG_TEXT_OTHER && edm_pg_usec_from_ticks(ticks) == ts)
 	{
-		if (*p == ':')
-		{
-			memcpy(o, "%3A", 3);
-			o += 3;
-		}
-		else
-			*o++ = *p;
+		out->ticks = ticks;
+		out->etag_len = etag_text_format(ticks, out->buf);
+		out->etag = out->buf;
+		return;
 	}
-	o += sprintf(o, "'-%llx.%llx\"", (unsigned long long) xid, (unsigned long long) ++etag_counter);
-	return cstring_to_text_with_len(buf, (int) (o - buf));
+	out->ticks = edm_ticks_from_pg_usec(ts);
+	out->etag = s;
+	out->etag_len = len;
+}
+
+text *
+etag_row_stamp_text(const RowStamp *rs)
+{
+	return cstring_to_text_with_len(rs->etag, rs->etag_len);
+}
+
+void
+etag_show_row(Datum *values, const bool *nulls)
+{
+	RowStamp	rs;
+
+	if (nulls[TS_COL_TS] || nulls[TS_COL_ETAG])
+		return;
+	etag_row_stamp(DatumGetTimestampTz(values[TS_COL_TS]), DatumGetTextPP(values[TS_COL_ETAG]), &rs);
+	values[TS_COL_ETAG] = PointerGetDatum(etag_row_stamp_text(&rs));
 }
 
 bool
@@ -61,4 +82,39 @@ etag_parse_if_match(text *if_match)
 	if (!etag_if_match_valid(if_match))
 		ts_raisef(TSE_INVALID_ETAG, "the If-Match value is neither * nor an ETag of the form W/\"...\"");
 	return VARSIZE_ANY_EXHDR(if_match) == 1 ? IF_MATCH_ANY : IF_MATCH_ETAG;
+}
+
+bool
+etag_matches(text *stored, text *if_match)
+{
+	const char *s = VARDATA_ANY(stored);
+	int			len = VARSIZE_ANY_EXHDR(stored);
+	int			ilen = VARSIZE_ANY_EXHDR(if_match);
+	int64		ticks;
+	char		buf[ETAG_TEXT_MAX];
+
+	if (len == ilen && memcmp(s, VARDATA_ANY(if_match), len) == 0)
+		return true;
+	if (etag_text_parse(s, len, &ticks) != ETAG_TEXT_LEGACY)
+		return false;
+	return etag_text_format(ticks, buf) == ilen && memcmp(buf, VARDATA_ANY(if_match), ilen) == 0;
+}
+
+/* tablestore.timestamp_ticks("timestamp" timestamptz, etag text) -> int8: a row's exact Timestamp */
+PG_FUNCTION_INFO_V1(tablestore_timestamp_ticks);
+Datum
+tablestore_timestamp_ticks(PG_FUNCTION_ARGS)
+{
+	RowStamp	rs;
+
+	etag_row_stamp(PG_GETARG_TIMESTAMPTZ(0), PG_GETARG_TEXT_PP(1), &rs);
+	PG_RETURN_INT64(rs.ticks);
+}
+
+/* tablestore.etag_matches(etag text, if_match text) -> bool: etag_matches */
+PG_FUNCTION_INFO_V1(tablestore_etag_matches);
+Datum
+tablestore_etag_matches(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(etag_matches(PG_GETARG_TEXT_PP(0), PG_GETARG_TEXT_PP(1)));
 }

@@ -313,29 +313,25 @@ end_write(WriteState *ws)
 static void
 slot_stamp(TupleTableSlot *slot, WriteStamp *out)
 {
-	bool		isnull;
-	Datum		d = slot_getattr(slot, Anum_tablestore_etag, &isnull);
+	bool		etag_null,
+				ts_null;
+	Datum		etag = slot_getattr(slot, Anum_tablestore_etag, &etag_null);
+	Datum		ts = slot_getattr(slot, Anum_tablestore_timestamp, &ts_null);
 
-	out->etag = isnull ? NULL : DatumGetTextPCopy(d);
-	d = slot_getattr(slot, Anum_tablestore_timestamp, &isnull);
-	out->ts = isnull ? 0 : DatumGetTimestampTz(d);
+	stamp_written(ts_null ? 0 : DatumGetTimestampTz(ts), etag_null ? NULL : DatumGetTextPP(etag), out);
 }
 
+/* Does the If-Match value (NULL: "*") match the version the slot holds? */
 static bool
-etag_matches(TupleTableSlot *slot, text *if_match)
+slot_etag_matches(TupleTableSlot *slot, text *if_match)
 {
 	bool		isnull;
 	Datum		d;
-	text	   *cur;
 
 	if (if_match == NULL)
 		return true;
 	d = slot_getattr(slot, Anum_tablestore_etag, &isnull);
-	if (isnull)
-		return false;
-	cur = DatumGetTextPP(d);
-	return VARSIZE_ANY_EXHDR(cur) == VARSIZE_ANY_EXHDR(if_match) &&
-		memcmp(VARDATA_ANY(cur), VARDATA_ANY(if_match), VARSIZE_ANY_EXHDR(cur)) == 0;
+	return !isnull && etag_matches(DatumGetTextPP(d), if_match);
 }
 
 /*
@@ -405,7 +401,7 @@ write_update(WriteState *ws, text *pk, text *rk, Entity *props, bool merge, text
 	oldslot = table_slot_create(ws->rel, &ws->estate->es_tupleTable);
 	if (!find_and_lock(ws->rel, ws->idx, pk, rk, LockTupleNoKeyExclusive, oldslot))
 		return FAST_NOT_FOUND;
-	if (!etag_matches(oldslot, if_match))
+	if (!slot_etag_matches(oldslot, if_match))
 		return FAST_CONDITION_FAILED;
 	newslot = ExecInitExtraTupleSlot(ws->estate, RelationGetDescr(ws->rel), &TTSOpsVirtual);
 	ExecClearTuple(newslot);
@@ -450,7 +446,7 @@ write_delete(WriteState *ws, text *pk, text *rk, text *if_match)
 
 	if (!find_and_lock(ws->rel, ws->idx, pk, rk, LockTupleExclusive, oldslot))
 		return FAST_NOT_FOUND;
-	if (!etag_matches(oldslot, if_match))
+	if (!slot_etag_matches(oldslot, if_match))
 		return FAST_CONDITION_FAILED;
 	EvalPlanQualInit(&epq, ws->estate, NULL, NIL, -1);
 	ExecSimpleRelationDelete(ws->rri, ws->estate, &epq, oldslot);

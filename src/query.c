@@ -10,6 +10,7 @@
 #include "remote_call.h"
 
 #include "catalog/pg_type.h"
+#include "etag.h"
 #include "executor/spi.h"
 #include "fast_path.h"
 #include "funcapi.h"
@@ -306,6 +307,7 @@ put_result_row(ResultReceiver *r, const Datum *in_values, const bool *in_nulls)
 	CHECK_FOR_INTERRUPTS();
 	memcpy(values, in_values, sizeof(values));
 	memcpy(nulls, in_nulls, sizeof(nulls));
+	etag_show_row(values, nulls);
 	if (r->sel != NULL && !nulls[4])
 	{
 		EntityView	v;

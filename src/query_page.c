@@ -23,6 +23,7 @@
 #include "query_page.h"
 
 #include "catalog/pg_type.h"
+#include "etag.h"
 #include "executor/spi.h"
 #include "fast_path.h"
 #include "jsonb_sink.h"
@@ -81,9 +82,9 @@ page_take_row(PageCollector *pc, const Datum *values, const bool *nulls)
 	MemoryContext old;
 	RowJson		r;
 	EntityView	v;
+	RowStamp	rs;
 	text	   *pk,
-			   *rk,
-			   *etag;
+			   *rk;
 
 	CHECK_FOR_INTERRUPTS();
 	if (pc->full)
@@ -97,15 +98,15 @@ page_take_row(PageCollector *pc, const Datum *values, const bool *nulls)
 	old = MemoryContextSwitchTo(pc->row_cxt);
 	pk = DatumGetTextPP(values[TS_COL_PK]);
 	rk = DatumGetTextPP(values[TS_COL_RK]);
-	etag = DatumGetTextPP(values[TS_COL_ETAG]);
 	entity_view_of(&v, DatumGetEntityPP(values[TS_COL_PROPS]));
+	etag_row_stamp(DatumGetTimestampTz(values[TS_COL_TS]), DatumGetTextPP(values[TS_COL_ETAG]), &rs);
 	r.pk = VARDATA_ANY(pk);
 	r.pk_len = VARSIZE_ANY_EXHDR(pk);
 	r.rk = VARDATA_ANY(rk);
 	r.rk_len = VARSIZE_ANY_EXHDR(rk);
-	r.ts_ticks = (int64) DatumGetTimestampTz(values[TS_COL_TS]) * 10 + EDM_TICKS_PG_EPOCH;
-	r.etag = VARDATA_ANY(etag);
-	r.etag_len = VARSIZE_ANY_EXHDR(etag);
+	r.ts_ticks = rs.ticks;
+	r.etag = rs.etag;
+	r.etag_len = rs.etag_len;
 	r.props = &v;
 	row_json_write(pc->sink, &pc->ctx, &r, NULL);
 	MemoryContextSwitchTo(old);

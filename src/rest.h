@@ -8,7 +8,10 @@
 
 #include "postgres.h"
 
+#include "entity.h"
+#include "etag.h"
 #include "fmgr.h"
+#include "stamp.h"
 #include "row_json.h"
 #include "ts_table.h"
 
@@ -26,8 +29,15 @@ extern void rest_target_from_args(FunctionCallInfo fcinfo, int arg, RestTarget *
 /* The function's composite result from values (in the OUT parameters' order). */
 extern Datum rest_result(FunctionCallInfo fcinfo, Datum *values, bool *nulls);
 
-/* A stored row, its five columns in layout order, as a RowJson (views into the datums). */
-extern void rest_row_of(const Datum *values, RowJson *r, EntityView *v);
+/*
+ * A stored row, its five columns in layout order, as a RowJson (views into the datums and into
+ * *rs, which holds the Timestamp and ETag the row shows: etag_row_stamp's).
+ */
+extern void rest_row_of(const Datum *values, RowJson *r, EntityView *v, RowStamp *rs);
+
+/* The row a write made (keys, the write's stamp, the properties written) as a RowJson. */
+extern void rest_written_row(text *pk, text *rk, const WriteStamp *w, Entity *props, RowJson *r,
+							 EntityView *v);
 
 /* One entity as the body of a single-entity answer: odata.metadata is <base>/$metadata#<table>/@Element. */
 extern text *rest_entity_body(const RestTarget *rt, const char *table, const RowJson *r, const SelectList *sel);

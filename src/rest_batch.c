@@ -66,15 +66,7 @@ tablestore_rest_batch(PG_FUNCTION_ARGS)
 			if (op->echo_at_level)
 				ort.metadata = op->echo_level;	/* a sub-request's own Accept */
 
-			entity_view_of(&v, op->props);
-			r.pk = VARDATA_ANY(op->pk);
-			r.pk_len = VARSIZE_ANY_EXHDR(op->pk);
-			r.rk = VARDATA_ANY(op->rk);
-			r.rk_len = VARSIZE_ANY_EXHDR(op->rk);
-			r.ts_ticks = (int64) op->result.ts * 10 + EDM_TICKS_PG_EPOCH;
-			r.etag = VARDATA_ANY(op->result.etag);
-			r.etag_len = VARSIZE_ANY_EXHDR(op->result.etag);
-			r.props = &v;
+			rest_written_row(op->pk, op->rk, &op->result, op->props, &r, &v);
 			values[3] = PointerGetDatum(rest_entity_body(&ort, table, &r, NULL));
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

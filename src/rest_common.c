@@ -5,6 +5,7 @@
 
 #include "access/htup_details.h"
 #include "entity.h"
+#include "etag.h"
 #include "funcapi.h"
 #include "table_layout.h"
 #include "ts_report.h"
@@ -37,20 +38,34 @@ rest_result(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
 }
 
 void
-rest_row_of(const Datum *values, RowJson *r, EntityView *v)
+rest_row_of(const Datum *values, RowJson *r, EntityView *v, RowStamp *rs)
 {
 	text	   *pk = DatumGetTextPP(values[TS_COL_PK]);
 	text	   *rk = DatumGetTextPP(values[TS_COL_RK]);
-	text	   *etag = DatumGetTextPP(values[TS_COL_ETAG]);
 
 	entity_view_of(v, DatumGetEntityPP(values[TS_COL_PROPS]));
+	etag_row_stamp(DatumGetTimestampTz(values[TS_COL_TS]), DatumGetTextPP(values[TS_COL_ETAG]), rs);
 	r->pk = VARDATA_ANY(pk);
 	r->pk_len = VARSIZE_ANY_EXHDR(pk);
 	r->rk = VARDATA_ANY(rk);
 	r->rk_len = VARSIZE_ANY_EXHDR(rk);
-	r->ts_ticks = (int64) DatumGetTimestampTz(values[TS_COL_TS]) * 10 + EDM_TICKS_PG_EPOCH;
-	r->etag = VARDATA_ANY(etag);
-	r->etag_len = VARSIZE_ANY_EXHDR(etag);
+	r->ts_ticks = rs->ticks;
+	r->etag = rs->etag;
+	r->etag_len = rs->etag_len;
+	r->props = v;
+}
+
+void
+rest_written_row(text *pk, text *rk, const WriteStamp *w, Entity *props, RowJson *r, EntityView *v)
+{
+	entity_view_of(v, props);
+	r->pk = VARDATA_ANY(pk);
+	r->pk_len = VARSIZE_ANY_EXHDR(pk);
+	r->rk = VARDATA_ANY(rk);
+	r->rk_len = VARSIZE_ANY_EXHDR(rk);
+	r->ts_ticks = w->ticks;
+	r->etag = VARDATA_ANY(w->etag);
+	r->etag_len = VARSIZE_ANY_EXHDR(w->etag);
 	r->props = v;
 }
 

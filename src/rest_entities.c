@@ -102,15 +102,7 @@ tablestore_rest_insert_entity(PG_FUNCTION_ARGS)
 		RowJson		r;
 		EntityView	v;
 
-		entity_view_of(&v, ea.props);
-		r.pk = VARDATA_ANY(ea.pk);
-		r.pk_len = VARSIZE_ANY_EXHDR(ea.pk);
-		r.rk = VARDATA_ANY(ea.rk);
-		r.rk_len = VARSIZE_ANY_EXHDR(ea.rk);
-		r.ts_ticks = (int64) w.ts * 10 + EDM_TICKS_PG_EPOCH;
-		r.etag = VARDATA_ANY(w.etag);
-		r.etag_len = VARSIZE_ANY_EXHDR(w.etag);
-		r.props = &v;
+		rest_written_row(ea.pk, ea.rk, &w, ea.props, &r, &v);
 		values[3] = PointerGetDatum(rest_entity_body(&rt, rest_table_name(fcinfo, 0), &r, NULL));
 		nulls[3] = false;
 	}
@@ -159,6 +151,7 @@ tablestore_rest_get_entity(PG_FUNCTION_ARGS)
 	bool		row_nulls[Natts_tablestore_table];
 	RowJson		r;
 	EntityView	v;
+	RowStamp	rs;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
 
@@ -171,8 +164,8 @@ tablestore_rest_get_entity(PG_FUNCTION_ARGS)
 	check_scope(fcinfo, 7, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2));
 	TS_FORWARD_IF_REMOTE(fcinfo, &t, PG_GETARG_TEXT_PP(1), ACL_SELECT, false);
 	entity_dml_get(&t, PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), row, row_nulls);
-	rest_row_of(row, &r, &v);
-	values[0] = row[TS_COL_ETAG];
+	rest_row_of(row, &r, &v, &rs);
+	values[0] = PointerGetDatum(etag_row_stamp_text(&rs));
 	values[1] = PointerGetDatum(rest_entity_body(&rt, rest_table_name(fcinfo, 0), &r, sel));
 	PG_RETURN_DATUM(rest_result(fcinfo, values, nulls));
 }

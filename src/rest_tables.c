@@ -65,6 +65,8 @@ table_name_of(text *body)
 			if (!json_next(&lx, &t) || (t.kind != JT_STRING && !json_error(&lx, t.pos, "TableName must be a string")) ||
 				!json_decode_string(&lx, &t))
 				ts_raise(&err);
+			/* the naming rule on every decoded byte: a "\u0000" inside would end a C string early */
+			ts_table_check_name(t.p, (int) t.len);
 			name = pnstrdup(t.p, t.len);
 		}
 		else if (!json_skip_value(&lx, JSON_MAX_DEPTH, NULL))

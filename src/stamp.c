@@ -4,16 +4,19 @@
 #include "stamp.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/relation.h"
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "executor/tuptable.h"
+#include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/fmgroids.h"
 #include "utils/snapmgr.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
+#include "edm.h"
 #include "entity.h"
 #include "etag.h"
 #include "table_layout.h"
@@ -43,20 +46,79 @@ take_key_from_entity(Datum *values, bool *nulls, int col, const char *ek, uint32
 				  col == TS_COL_PK ? "PartitionKey" : "RowKey", ts_column_names[col]);
 }
 
-/* The Timestamp of a write: now, but never earlier than the replaced version's (prev, if any). */
-static TimestampTz
-stamp_time(const TimestampTz *prev)
+/*
+ * The Timestamp of a write in ticks: now, but strictly later than prev (the replaced version's, or
+ * the latest deleted version's, if any): one tick later when the clock has not moved past it. (A
+ * Timestamp at the end of the DateTime range, which only a row written with the trigger disabled
+ * can have, stays there.)
+ */
+static int64
+stamp_ticks(const int64 *prev)
 {
-	TimestampTz now = GetCurrentTimestamp();
+	int64		now = edm_ticks_from_pg_usec(GetCurrentTimestamp());
 
-	return (prev && *prev > now) ? *prev : now;
+	if (prev == NULL || *prev < now)
+		return now;
+	return *prev < EDM_TICKS_MAX ? *prev + 1 : EDM_TICKS_MAX;
+}
+
+/* The Timestamp in ticks of a row version (etag_row_stamp's, the one reading of the two columns). */
+static int64
+version_ticks(Datum ts, Datum etag, bool etag_null)
+{
+	RowStamp	rs;
+
+	etag_row_stamp(DatumGetTimestampTz(ts), etag_null ? NULL : DatumGetTextPP(etag), &rs);
+	return rs.ticks;
+}
+
+void
+stamp_written(TimestampTz ts, text *etag, WriteStamp *out)
+{
+	RowStamp	rs;
+
+	etag_row_stamp(ts, etag, &rs);
+	out->etag = etag_row_stamp_text(&rs);
+	out->ticks = rs.ticks;
 }
 
 /*
- * (stamp.h) One scan of the primary key over [rks[0], rks[n - 1]] in partition pk with a dirty
- * snapshot: wait for a transaction still writing a version of one of the keys (why:
- * wait_for_key_writers), then scan again; remember each key's latest Timestamp. The range may hold other keys; past a few more
- * of them than keys it is not worth it, and the caller's rows look for themselves.
+ * The transaction other than ours still writing the version the slot holds (inserting or deleting
+ * it), or InvalidTransactionId: what a dirty snapshot says of it (dirty), read for a version that
+ * an index scan under SnapshotAny returned (any) as the dirty scan would have read it, under the
+ * buffer's share lock. A version dead to the dirty snapshot has no writer left.
+ */
+static TransactionId
+version_writer(TupleTableSlot *slot, bool any, SnapshotData *dirty)
+{
+	TransactionId x;
+
+	if (any)
+	{
+		BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) slot;
+		bool		visible;
+
+		LockBuffer(bslot->buffer, BUFFER_LOCK_SHARE);
+		visible = HeapTupleSatisfiesVisibility(bslot->base.tuple, dirty, bslot->buffer);
+		LockBuffer(bslot->buffer, BUFFER_LOCK_UNLOCK);
+		if (!visible)
+			return InvalidTransactionId;
+	}
+	x = TransactionIdIsValid(dirty->xmin) ? dirty->xmin : dirty->xmax;
+	return (TransactionIdIsValid(x) && !TransactionIdIsCurrentTransactionId(x)) ? x : InvalidTransactionId;
+}
+
+/*
+ * (stamp.h) One scan of the primary key over [rks[0], rks[n - 1]] in partition pk: wait for a
+ * transaction still writing a version of one of the keys (why: wait_for_key_writers), then scan
+ * again; remember each key's latest Timestamp among all its versions still in the table - dead
+ * ones too: a version deleted by this transaction, or by one that committed, which a dirty
+ * snapshot no longer shows, so that a re-inserted entity's Timestamp (and so its ETag) is later
+ * than its deleted version's even when the clock has not moved past it. A heap table is read
+ * under SnapshotAny for that (every version its index still points to; one that every
+ * transaction sees as dead may have been removed, and is then older than the clock); another
+ * table access method under a dirty snapshot. The range may hold other keys; past a few more of
+ * them than keys it is not worth it, and the caller's rows look for themselves.
  */
 bool
 stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, int n, KeyHistory *out)
@@ -65,10 +127,12 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 	SnapshotData dirty;
 	ScanKeyData sk[3];
 	bool		done = true;
+	bool		any;
 
 	if (n < 1)
 		return false;
 	slot = table_slot_create(rel, NULL);
+	any = TTS_IS_BUFFERTUPLE(slot) && rel->rd_tableam == GetHeapamTableAmRoutine();
 	InitDirtySnapshot(dirty);
 	ScanKeyEntryInitialize(&sk[0], 0, 1, BTEqualStrategyNumber, InvalidOid, pk_index->rd_indcollation[0],
 						   F_TEXTEQ, PointerGetDatum(pk));
@@ -78,7 +142,7 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 						   F_TEXT_LE, PointerGetDatum(rks[n - 1]));
 	for (;;)
 	{
-		IndexScanDesc scan = index_beginscan(rel, pk_index, &dirty, 3, 0);
+		IndexScanDesc scan = index_beginscan(rel, pk_index, any ? SnapshotAny : &dirty, 3, 0);
 		TransactionId xwait = InvalidTransactionId;
 		int			next = 0;	/* the scan is in key order: rks[next] is the first not passed */
 		int			budget = n + 32;	/* other keys' entries this pass visits before giving up */
@@ -107,16 +171,23 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 				continue;
 			}
 			k = next;
-			x = TransactionIdIsValid(dirty.xmin) ? dirty.xmin : dirty.xmax;
-			if (TransactionIdIsValid(x) && !TransactionIdIsCurrentTransactionId(x))
+			x = version_writer(slot, any, &dirty);
+			if (TransactionIdIsValid(x))
 			{
 				xwait = x;
 				break;
 			}
 			d = slot_getattr(slot, Anum_tablestore_timestamp, &isnull);
-			if (!isnull && (!out[k].found || DatumGetTimestampTz(d) > out[k].latest))
-				out[k].latest = DatumGetTimestampTz(d);
-			out[k].found |= !isnull;
+			if (!isnull)
+			{
+				bool		etag_null;
+				Datum		etag = slot_getattr(slot, Anum_tablestore_etag, &etag_null);
+				int64		t = version_ticks(d, etag, etag_null);
+
+				if (!out[k].found || t > out[k].latest)
+					out[k].latest = t;
+				out[k].found = true;
+			}
 		}
 		index_endscan(scan);
 		if (!done || !TransactionIdIsValid(xwait))
@@ -132,14 +203,14 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 
 /*
  * Before an INSERT is stamped: wait for every transaction still writing a version of its keys (an
- * insert or a delete in progress), then return the latest Timestamp of a version still there (the
- * insert will then fail on the key). Stamping after the wait keeps a re-inserted entity's
- * Timestamp later than its deleted version's, which a reader that syncs on "Timestamp gt ..."
+ * insert or a delete in progress), then return the latest Timestamp (ticks) of a version still
+ * there (the insert will then fail on the key). Stamping after the wait keeps a re-inserted
+ * entity's Timestamp later than its deleted version's, which a reader that syncs on "Timestamp gt ..."
  * relies on; stamped before it, the Timestamp would be taken before the key was free. The scan of
  * stamp_probe_keys over one key: its range holds no other key, so it is never given up.
  */
 static bool
-wait_for_key_writers(Relation rel, Datum pk, Datum rk, TimestampTz *latest)
+wait_for_key_writers(Relation rel, Datum pk, Datum rk, int64 *latest)
 {
 	Oid			pk_index = RelationGetPrimaryKeyIndex(rel);
 	Relation	idx;
@@ -159,7 +230,7 @@ void
 stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old_values, const bool *old_nulls,
 		  bool checked, const KeyHistory *history)
 {
-	TimestampTz ts;
+	int64		ticks;
 
 	if (!checked)
 	{
@@ -215,22 +286,22 @@ stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old_values, con
 
 	if (old_values != NULL && !old_nulls[TS_COL_TS])
 	{
-		TimestampTz prev = DatumGetTimestampTz(old_values[TS_COL_TS]);
+		int64		prev = version_ticks(old_values[TS_COL_TS], old_values[TS_COL_ETAG], old_nulls[TS_COL_ETAG]);
 
-		ts = stamp_time(&prev);
+		ticks = stamp_ticks(&prev);
 	}
 	else if (history != NULL && history->known)
-		ts = history->found ? stamp_time(&history->latest) : stamp_time(NULL);
+		ticks = history->found ? stamp_ticks(&history->latest) : stamp_ticks(NULL);
 	else
 	{
-		TimestampTz latest;
+		int64		latest;
 
-		ts = wait_for_key_writers(rel, values[TS_COL_PK], values[TS_COL_RK], &latest) ?
-			stamp_time(&latest) : stamp_time(NULL);
+		ticks = wait_for_key_writers(rel, values[TS_COL_PK], values[TS_COL_RK], &latest) ?
+			stamp_ticks(&latest) : stamp_ticks(NULL);
 	}
-	values[TS_COL_TS] = TimestampTzGetDatum(ts);
+	values[TS_COL_TS] = TimestampTzGetDatum(edm_pg_usec_from_ticks(ticks));
 	nulls[TS_COL_TS] = false;
-	values[TS_COL_ETAG] = PointerGetDatum(etag_make(ts));
+	values[TS_COL_ETAG] = PointerGetDatum(etag_make(ticks));
 	nulls[TS_COL_ETAG] = false;
 }
 

@@ -12,23 +12,24 @@
 #include "nodes/nodes.h"
 #include "utils/relcache.h"
 
-/* What a write stamped: the row's new ETag and Timestamp. */
+/* What a write stamped: the row's new ETag and its Timestamp in ticks (etag_row_stamp's). */
 typedef struct WriteStamp
 {
 	text	   *etag;
-	TimestampTz ts;
+	int64		ticks;
 } WriteStamp;
 
 /*
  * What an insert's Timestamp depends on: the versions of its key still in the table (deleted, or
  * being written by a transaction in progress). known: learnt beforehand (stamp_probe_keys); else
- * stamp_row looks itself. found, latest: whether there is one and the latest Timestamp among them.
+ * stamp_row looks itself. found, latest: whether there is one and the latest Timestamp among them
+ * (in ticks).
  */
 typedef struct KeyHistory
 {
 	bool		known;
 	bool		found;
-	TimestampTz latest;
+	int64		latest;
 } KeyHistory;
 
 /*
@@ -39,8 +40,11 @@ typedef struct KeyHistory
  *     properties becomes {}.
  *   - A missing key, an invalid key, an entity over 1 MiB counting its keys, and an UPDATE that
  *     changes the keys are errors.
- *   - Timestamp: now, never earlier than the replaced version's; ETag: a new one. Values the
- *     client gave for either are ignored.
+ *   - Timestamp: now in 100 ns ticks, strictly later than the replaced version's and than any
+ *     deleted version's of the key still in the table (one tick later when the clock has not
+ *     moved past it), so every version of an entity has a Timestamp and an ETag of its own; the
+ *     ETag is the service's form of that Timestamp (etag.h). Values the client gave for either
+ *     are ignored.
  * checked: the caller built properties from input already checked with these keys (keys valid,
  * size within the limit, no keys inside), so only the stamps remain to be set.
  * history: an INSERT's key history from stamp_probe_keys, or NULL (stamp_row then looks itself).
@@ -56,6 +60,13 @@ extern void stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old
  */
 extern bool stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, int n,
 							 KeyHistory *out);
+
+/*
+ * The WriteStamp of a row just written, from its "timestamp" and etag columns (through
+ * etag_row_stamp, so it is what every later read of the row shows); the ETag is a new text in the
+ * current memory context.
+ */
+extern void stamp_written(TimestampTz ts, text *etag, WriteStamp *out);
 
 /*
  * Is the table's only trigger tablestore.stamp, enabled and firing as it does for SQL (origin

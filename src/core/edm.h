@@ -90,6 +90,30 @@ extern void edm_format_datetime(int64 ticks, char *buf);	/* 28 chars + NUL */
 extern int	edm_format_datetime_trimmed(int64 ticks, char *buf);
 extern int64 edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, int64 frac_ticks);
 
+/*
+ * The one pair of conversions between PostgreSQL's timestamptz (microseconds since
+ * 2000-01-01T00:00:00Z) and ticks. To ticks exactly, saturated to the DateTime range (a
+ * timestamptz may lie far beyond it, 'infinity' included); back rounded down (towards the past),
+ * so that order is kept: a Timestamp of u microseconds and r ticks (0 <= r < 10) is u.
+ */
+static inline int64
+edm_ticks_from_pg_usec(int64 usec)
+{
+	if (usec > (EDM_TICKS_MAX - EDM_TICKS_PG_EPOCH) / 10)
+		return EDM_TICKS_MAX;
+	if (usec < (EDM_TICKS_MIN - EDM_TICKS_PG_EPOCH) / 10)
+		return EDM_TICKS_MIN;
+	return usec * 10 + EDM_TICKS_PG_EPOCH;
+}
+
+static inline int64
+edm_pg_usec_from_ticks(int64 ticks)
+{
+	int64		rel = ticks - EDM_TICKS_PG_EPOCH;
+
+	return rel >= 0 ? rel / 10 : -((-rel + 9) / 10);
+}
+
 extern int	edm_hexval(char c);	/* value of a hex digit, or -1 */
 extern EdmParse edm_parse_guid(const char *s, size_t len, uint8 *out);
 extern void edm_format_guid(const uint8 *g, char *buf);	/* 36 chars + NUL */

@@ -1,7 +1,8 @@
 /*
  * entity_binary_in.c - read the binary wire form (the stored form after a version byte) as
- * strictly as the text form: every structural field, name, value and limit is checked, and the
- * bytes must be exactly the canonical encoding that entity_build would produce. Backend-free.
+ * strictly as the text form: every structural field, name, value, the property order and every
+ * limit is checked, and the bytes must be exactly the canonical encoding that entity_build would
+ * produce. Backend-free.
  */
 #include "entity_format.h"
 
@@ -53,6 +54,38 @@ check_value(const PropRef *p, TsError *err)
 	return true;
 }
 
+/*
+ * The order array: every directory index exactly once, and not the directory's own order (an
+ * entity written in name order has no array). NULL on error.
+ */
+static int *
+read_order(const uint8 *o, uint32 nprops, TsError *err)
+{
+	int		   *order = palloc(sizeof(int) * (nprops + 1));
+	uint8		seen[TS_MAX_PROPERTIES] = {0};
+	bool		names = true;
+
+	for (uint32 k = 0; k < nprops; k++)
+	{
+		if (o[k] >= nprops || seen[o[k]])
+		{
+			pfree(order);
+			(void) bad(err, "the property order does not name each property once");
+			return NULL;
+		}
+		seen[o[k]] = 1;
+		names &= o[k] == k;
+		order[k] = o[k];
+	}
+	if (names)
+	{
+		pfree(order);
+		(void) bad(err, "the property order is the name order, which is written without one");
+		return NULL;
+	}
+	return order;
+}
+
 Entity *
 entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 {
@@ -65,6 +98,7 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 	size_t		data_len;
 	size_t		expect_off;
 	PropRef    *props;
+	int		   *order = NULL;
 	Entity	   *result;
 
 	if (len < ENTITY_HEADER_SIZE)
@@ -75,7 +109,7 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 		return NULL;
 	}
 	flags = buf[1];
-	if (flags & ~ENTITY_KEY_FLAGS)
+	if (flags & ~ENTITY_KNOWN_FLAGS)
 		return bad(err, "unknown flags");
 	nprops = ts_rd16(buf + 2);
 	if (nprops > TS_MAX_PROPERTIES)
@@ -84,7 +118,7 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 				nprops, TS_MAX_PROPERTIES);
 		return NULL;
 	}
-	if (flags)
+	if (flags & ENTITY_KEY_FLAGS)
 	{
 		if (len < pos + ENTITY_KEYLEN_SIZE)
 			return bad(err, "truncated key lengths");
@@ -99,7 +133,16 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 	dir = buf + pos;
 	if (len - pos < (size_t) nprops * ENTITY_DIRENT_SIZE)
 		return bad(err, "truncated directory");
-	data = dir + (size_t) nprops * ENTITY_DIRENT_SIZE;
+	pos += (size_t) nprops * ENTITY_DIRENT_SIZE;
+	if (flags & ENTITY_HAS_ORDER)
+	{
+		if (len - pos < nprops)
+			return bad(err, "truncated property order");
+		if (!(order = read_order(buf + pos, nprops, err)))
+			return NULL;
+		pos += nprops;
+	}
+	data = buf + pos;
 	data_len = len - (size_t) (data - buf);
 	if ((size_t) keys.pk_len + keys.rk_len > data_len)
 		return bad(err, "truncated keys");
@@ -149,8 +192,10 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 	if (expect_off != data_len)
 		return bad(err, "trailing bytes");
 
-	result = entity_build(props, (int) nprops, &keys, 0, err);
+	result = entity_build_ordered(props, (int) nprops, order, &keys, 0, err);
 	pfree(props);
+	if (order)
+		pfree(order);
 	if (result == NULL)
 		return NULL;
 	if (VARSIZE(result) - VARHDRSZ != len || memcmp(VARDATA(result), buf, len) != 0)

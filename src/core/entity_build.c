@@ -1,8 +1,9 @@
 /*
- * entity_build.c - encode a set of properties into the canonical entity form, enforcing every
- * per-entity limit of contract §2 on the way: duplicate names, property count, key rules, String and
- * Binary sizes and the service's entity-size formula. Every path that makes an entity (JSON input,
- * binary input, ||, -) ends here, so no entity over a limit can exist. Backend-free.
+ * entity_build.c - encode a set of properties, and the order they were written in, into the
+ * canonical entity form, enforcing every per-entity limit of contract §2 on the way: duplicate
+ * names, property count, key rules, String and Binary sizes and the service's entity-size formula.
+ * Every path that makes an entity (JSON input, binary input, ||, -) ends here, so no entity over a
+ * limit can exist. Backend-free.
  */
 #include "entity_format.h"
 
@@ -123,12 +124,65 @@ entity_check_size(const EntityView *v, const EntityKeys *keys, TsError *err)
 	return size <= TS_MAX_ENTITY_SIZE || fail_too_large(err, size);
 }
 
+/* A property's name and its place in the order written, sorted by name (ENTITY_BUILD_SORT). */
+typedef struct WrittenName
+{
+	const char *name;
+	uint32		name_len;
+	int			written;
+} WrittenName;
+
+StaticAssertDecl(offsetof(WrittenName, name) == offsetof(EntityNamed, name) &&
+				 offsetof(WrittenName, name_len) == offsetof(EntityNamed, name_len) &&
+				 sizeof(WrittenName) <= ENTITY_NAMED_MAX_SIZE, "a WrittenName starts like an EntityNamed");
+
 Entity *
 entity_build(PropRef *props, int nprops, const EntityKeys *keys, int options, TsError *err)
+{
+	WrittenName *names;
+	PropRef    *sorted;
+	int		   *order;
+	Entity	   *r;
+
+	if (!(options & ENTITY_BUILD_SORT) || nprops < 2)
+		return entity_build_ordered(props, nprops, NULL, keys, options & ~ENTITY_BUILD_SORT, err);
+	/* sorted by name for the directory; order[k]: where the k-th property written went */
+	names = palloc(sizeof(WrittenName) * nprops);
+	for (int k = 0; k < nprops; k++)
+		names[k] = (WrittenName) {props[k].name, props[k].name_len, k};
+	entity_sort_by_name(names, nprops, sizeof(WrittenName));
+	sorted = palloc(sizeof(PropRef) * nprops);
+	order = palloc(sizeof(int) * nprops);
+	for (int i = 0; i < nprops; i++)
+	{
+		sorted[i] = props[names[i].written];
+		order[names[i].written] = i;
+	}
+	r = entity_build_ordered(sorted, nprops, order, keys, options & ~ENTITY_BUILD_SORT, err);
+	pfree(names);
+	pfree(sorted);
+	pfree(order);
+	return r;
+}
+
+/* Is order (a permutation of nprops) the name order itself? Then the entity stores none. */
+static bool
+order_is_names(const int *order, int nprops)
+{
+	for (int k = 0; order != NULL && k < nprops; k++)
+		if (order[k] != k)
+			return false;
+	return true;
+}
+
+Entity *
+entity_build_ordered(PropRef *props, int nprops, const int *order, const EntityKeys *keys, int options,
+					 TsError *err)
 {
 	static const EntityKeys no_keys = {0};
 	uint64		service_size;
 	size_t		dir_size,
+				order_size,
 				data_size,
 				total;
 	Entity	   *result;
@@ -138,10 +192,9 @@ entity_build(PropRef *props, int nprops, const EntityKeys *keys, int options, Ts
 	uint32		off;
 	char		ex[TS_EXCERPT_BUF];
 
+	Assert(!(options & ENTITY_BUILD_SORT));
 	if (keys == NULL)
 		keys = &no_keys;
-	if (options & ENTITY_BUILD_SORT)
-		entity_sort_by_name(props, nprops, sizeof(PropRef));
 	for (int i = 1; i < nprops; i++)
 	{
 		if (named_cmp(&props[i - 1], &props[i]) == 0)
@@ -204,9 +257,12 @@ entity_build(PropRef *props, int nprops, const EntityKeys *keys, int options, Ts
 		return NULL;
 	}
 
+	if (order_is_names(order, nprops))
+		order = NULL;
 	dir_size = (size_t) nprops * ENTITY_DIRENT_SIZE;
+	order_size = order ? (size_t) nprops : 0;
 	total = VARHDRSZ + ENTITY_HEADER_SIZE +
-		((keys->has_pk || keys->has_rk) ? ENTITY_KEYLEN_SIZE : 0) + dir_size + data_size;
+		((keys->has_pk || keys->has_rk) ? ENTITY_KEYLEN_SIZE : 0) + dir_size + order_size + data_size;
 	result = palloc(total);
 	SET_VARSIZE(result, total);
 	body = (uint8 *) VARDATA(result);
@@ -220,7 +276,18 @@ entity_build(PropRef *props, int nprops, const EntityKeys *keys, int options, Ts
 		ts_wr16(dir + 2, (uint16) (keys->has_rk ? keys->rk_len : 0));
 		dir += ENTITY_KEYLEN_SIZE;
 	}
-	data = dir + dir_size;
+	if (order)
+	{
+		uint8	   *o = dir + dir_size;
+
+		body[1] |= ENTITY_HAS_ORDER;
+		for (int k = 0; k < nprops; k++)
+		{
+			Assert(order[k] >= 0 && order[k] < nprops);
+			o[k] = (uint8) order[k];
+		}
+	}
+	data = dir + dir_size + order_size;
 	off = 0;
 	if (keys->has_pk)
 	{

@@ -4,8 +4,9 @@
  * One pass over the text collects the members of the flat object, pointing into the input where a
  * string has no escapes. Then: keys are checked, properties and their "@odata.type" annotations are
  * matched by name (both sorted), values are converted to their types, and entity_build encodes
- * the result and enforces the limits. Timestamp and odata.* members are server metadata and are
- * dropped; a JSON null means "property absent". Backend-free; errors come back in a TsError.
+ * the result, with the order the properties were written in, and enforces the limits. Timestamp
+ * and odata.* members are server metadata and are dropped; a JSON null means "property absent".
+ * Backend-free; errors come back in a TsError.
  */
 #include "entity_format.h"
 #include "json_lex.h"
@@ -24,6 +25,8 @@ typedef struct Member
 	const char *name;			/* for MK_ANNOT the property it annotates */
 	uint32		name_len;
 	MemberKind	kind;
+	int			pos;			/* its place in the object: the order the properties were written */
+	int			out;			/* (in ps->m) its index in the converted properties, or -1 */
 	JsonToken	val;
 } Member;
 
@@ -181,6 +184,8 @@ scan_object(Parser *ps, bool prefix)
 			m = add_member(ps);
 			m->name = key.p;
 			m->name_len = key.len;
+			m->pos = ps->n - 1;
+			m->out = -1;
 			if (!scan_value(ps, &m->val) || !classify(ps, m, &keep))
 				return false;
 			if (!keep)
@@ -404,6 +409,23 @@ check_key_annotation(Parser *ps, Member *m)
 	return true;
 }
 
+/*
+ * The order the properties out[0 .. n - 1] (sorted by name) were written in: order[k] is the index
+ * in out of the k-th written, read off the object's members in their places (each converted
+ * property noted its index in out there, in ps->m[place].out; the others hold -1).
+ */
+static int *
+written_order(const Parser *ps, int n, int *order)
+{
+	int			k = 0;
+
+	for (int p = 0; p < ps->n; p++)
+		if (ps->m[p].out >= 0)
+			order[k++] = ps->m[p].out;
+	Assert(k == n);
+	return order;
+}
+
 static Entity *
 from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed, TsError *err)
 {
@@ -416,8 +438,12 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 				nout = 0;
 	PropRef    *out;
 	uint8		(*slots)[16];
+	int		   *order;
+	int			last_pos = -1;
 	PropRef		local_out[32];
 	uint8		local_slots[32][16];
+	int			local_order[32];
+	bool		in_name_order = true;
 
 	json_lex_init(&ps.lx, json, len, err, TSE_INVALID_JSON, "invalid entity JSON");
 	ps.err = err;
@@ -484,11 +510,13 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 	{
 		out = local_out;
 		slots = local_slots;
+		order = local_order;
 	}
 	else
 	{
 		out = palloc(sizeof(PropRef) * nprops);
 		slots = palloc(16 * (size_t) nprops);
+		order = palloc(sizeof(int) * nprops);
 	}
 
 	/* Walk properties and annotations together (both sorted by name). */
@@ -532,11 +560,15 @@ from_json(const char *json, size_t len, EntityKeys *keys_apart, size_t *consumed
 			continue;			/* null: the property is absent */
 		if (!convert_value(&ps, m, type, slots[nout], &out[nout]))
 			return NULL;
+		ps.m[m->pos].out = nout;
+		in_name_order &= last_pos < m->pos;
+		last_pos = m->pos;
 		nout++;
 	}
 	if (keys_apart)
 		*keys_apart = keys;
-	return entity_build(out, nout, &keys, keys_apart ? ENTITY_BUILD_KEYS_APART : 0, err);
+	return entity_build_ordered(out, nout, in_name_order ? NULL : written_order(&ps, nout, order),
+								&keys, keys_apart ? ENTITY_BUILD_KEYS_APART : 0, err);
 }
 
 Entity *

@@ -3,7 +3,8 @@
  * is written: entity_prop_form gives a property's JSON value and whether it needs an
  * "@odata.type" annotation; the text writers below and the row renderer (row_json.c) use it.
  *
- * As the service writes them: Int64, DateTime, Guid, Binary and the non-finite Doubles are JSON
+ * An entity's text lists its keys, then its properties in the order they were written (contract
+ * §1). As the service writes them: Int64, DateTime, Guid, Binary and the non-finite Doubles are JSON
  * strings with an annotation; a whole-number Double is written with ".0" (so it reads back as a
  * Double) and no annotation; DateTimes carry up to seven fractional digits, trailing zeros
  * dropped. Backend-free.
@@ -159,15 +160,22 @@ entity_append_json(StringInfo out, const EntityView *v, int options)
 		entity_append_json_string(out, v->keys.rk, v->keys.rk_len);
 		first = false;
 	}
-	for (uint32 i = 0; i < v->nprops; i++)
+	if (v->nprops > 0)
 	{
-		PropRef		p;
+		PropRef		local[ENTITY_LOCAL_PROPS];
+		PropRef    *props = v->nprops <= ENTITY_LOCAL_PROPS ? local : palloc(sizeof(PropRef) * v->nprops);
+		uint32		n = v->nprops;
 
-		entity_view_prop(v, i, &p);
-		if (!first)
-			appendStringInfoCharMacro(out, ',');
-		first = false;
-		entity_append_prop_json(out, &p, options);
+		entity_view_props_written(v, props);
+		for (uint32 k = 0; k < n; k++)
+		{
+			if (!first)
+				appendStringInfoCharMacro(out, ',');
+			first = false;
+			entity_append_prop_json(out, &props[k], options);
+		}
+		if (props != local)
+			pfree(props);
 	}
 	appendStringInfoCharMacro(out, '}');
 }

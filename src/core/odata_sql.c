@@ -201,17 +201,18 @@ lit_int(OdFilter *f, StringInfo out, OdParamKind kind, int64 v)
 		append_typed(out, buf, kind == PK_NUMERIC ? "numeric" : "int8");
 }
 
+/* A timestamptz of usec microseconds since 2000-01-01 (edm_pg_usec_from_ticks's). */
 static void
-lit_timestamptz(OdFilter *f, StringInfo out, int64 ticks)
+lit_timestamptz(OdFilter *f, StringInfo out, int64 usec)
 {
 	char		buf[EDM_DATETIME_TEXT_LEN + 1];
 
 	if (f->param_base >= 0)
 	{
-		add_param(f, out, PK_TIMESTAMPTZ)->i8 = (ticks - EDM_TICKS_PG_EPOCH) / 10;
+		add_param(f, out, PK_TIMESTAMPTZ)->i8 = usec;
 		return;
 	}
-	edm_format_datetime(ticks, buf);
+	edm_format_datetime(edm_ticks_from_pg_usec(usec), buf);
 	append_typed(out, buf, "timestamptz");
 }
 
@@ -261,32 +262,62 @@ emit_key_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 }
 
 /*
- * Timestamp (microseconds) against a DateTime literal (100 ns): with the literal as u microseconds
- * plus r ticks, "ts < lit" is "ts <= u" when r > 0, and so on.
+ * Timestamp against a DateTime literal, at 100 ns. The column "timestamp" holds a row's Timestamp
+ * rounded down to the microsecond, tablestore.timestamp_ticks("timestamp", etag) the exact ticks
+ * (etag.h). With the literal as u microseconds plus r ticks (0 <= r < 10) and a row's Timestamp as
+ * t microseconds plus s ticks:
+ *   T <  L  is  t < u, or t = u and s < r      (r = 0: t < u)
+ *   T >= L  is  t > u, or t = u and s >= r     (r = 0: t >= u)
+ *   T >  L  is  t > u, or t = u and s > r
+ *   T <= L  is  t < u, or t = u and s <= r
+ *   T =  L  is  t = u and s = r
+ *   T <> L  is  t <> u, or s <> r
+ * each written with its bound on "timestamp" (which an index on the column can use), the exact
+ * ticks read only for rows in the literal's microsecond.
  */
 static void
 emit_timestamp_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 {
 	int64		ticks = n->lit.i64;
-	int64		r = ticks % 10;
+	int64		u = edm_pg_usec_from_ticks(ticks);
+	bool		whole = edm_ticks_from_pg_usec(u) == ticks;
 	OdCmp		op = n->op;
+	const char *exact = "tablestore.timestamp_ticks(\"timestamp\", etag)";
 
 	if (n->lit.type != EDM_DATETIME)
 	{
 		appendStringInfoString(out, mismatch_result(op) ? "true" : "false");
 		return;
 	}
-	if (r != 0)
+	if (whole && (op == CMP_LT || op == CMP_GE))
 	{
-		if (op == CMP_EQ || op == CMP_NE)
-		{
-			appendStringInfoString(out, op == CMP_EQ ? "false" : "true");
-			return;
-		}
-		op = (op == CMP_LT) ? CMP_LE : (op == CMP_GE) ? CMP_GT : op;
+		appendStringInfo(out, "\"timestamp\" %s ", op_sql[op]);
+		lit_timestamptz(f, out, u);
+		return;
 	}
-	appendStringInfo(out, "\"timestamp\" %s ", op_sql[op]);
-	lit_timestamptz(f, out, ticks - r);
+	appendStringInfoString(out, "(\"timestamp\" ");
+	switch (op)
+	{
+		case CMP_EQ:
+			appendStringInfoString(out, "= ");
+			lit_timestamptz(f, out, u);
+			appendStringInfo(out, " AND %s = ", exact);
+			break;
+		case CMP_NE:
+			appendStringInfoString(out, "<> ");
+			lit_timestamptz(f, out, u);
+			appendStringInfo(out, " OR %s <> ", exact);
+			break;
+		default:
+			appendStringInfoString(out, op == CMP_GT || op == CMP_GE ? ">= " : "<= ");
+			lit_timestamptz(f, out, u);
+			appendStringInfo(out, " AND (\"timestamp\" %s ", op == CMP_GT || op == CMP_GE ? ">" : "<");
+			lit_timestamptz(f, out, u);
+			appendStringInfo(out, " OR %s %s ", exact, op_sql[op]);
+			break;
+	}
+	lit_int(f, out, PK_INT8, ticks);
+	appendStringInfoString(out, op == CMP_EQ || op == CMP_NE ? ")" : "))");
 }
 
 /* String, Guid, Binary: the typed accessor, plus a type test where a mismatch is true. */

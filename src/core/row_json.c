@@ -118,13 +118,16 @@ row_json_write(JsonSink *s, const RowJsonContext *c, const RowJson *r, const cha
 
 	if (sel == NULL)
 	{
-		for (uint32 i = 0; i < r->props->nprops; i++)
-		{
-			PropRef		p;
+		/* in the order written */
+		PropRef		local[ENTITY_LOCAL_PROPS];
+		uint32		n = r->props->nprops;
+		PropRef    *props = n <= ENTITY_LOCAL_PROPS ? local : palloc(sizeof(PropRef) * n);
 
-			entity_view_prop(r->props, i, &p);
-			write_prop(s, c, &p);
-		}
+		entity_view_props_written(r->props, props);
+		for (uint32 k = 0; k < n; k++)
+			write_prop(s, c, &props[k]);
+		if (props != local)
+			pfree(props);
 	}
 	else
 	{

@@ -35,7 +35,7 @@
 	X(TSE_BATCH_TOO_LARGE,		"TSB18", "RequestBodyTooLarge", "a batch document is over 4 MiB") \
 	X(TSE_BATCH_DUPLICATE,		"TSB19", "InvalidDuplicateRow", "a batch names one entity twice") \
 	X(TSE_BATCH_MALFORMED,		"TSB20", "InvalidInput", "a batch document or operation is malformed") \
-	X(TSE_MISSING_KEY,			"TSB21", "InvalidInput", "an entity written to a table has no PartitionKey or RowKey") \
+	X(TSE_MISSING_KEY,			"TSB21", "PropertiesNeedValue", "an entity written to a table (or named by a batch operation) has no PartitionKey or RowKey") \
 	X(TSE_KEY_CHANGED,			"TSB22", "InvalidInput", "an UPDATE tried to change an entity's keys") \
 	X(TSE_FILTER_SYNTAX,		"TSF01", "InvalidInput", "a $filter is malformed") \
 	X(TSE_FILTER_TOO_COMPLEX,	"TSF02", "InvalidInput", "a $filter has more comparisons than tablestore.max_filter_comparisons, or nests and/or more than 100 levels deep") \

@@ -14,6 +14,12 @@ extern void fuzz_reset(void);
 struct varlena;
 extern void fuzz_check_json_roundtrip(const struct varlena *e);
 
+/*
+ * An entity's form: its directory strictly sorted by name, its order written a permutation of it
+ * stored exactly when it differs from the name order, and e || e giving e back.
+ */
+extern void fuzz_check_form(const struct varlena *e);
+
 #define FUZZ_CHECK(cond, what) \
 	do { \
 		if (!(cond)) \

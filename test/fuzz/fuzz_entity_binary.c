@@ -3,7 +3,8 @@
  * and entity_from_binary(bytea) run).
  *
  * Properties: a rejected input has an error; an accepted one is canonical (its bytes are the
- * input's) and its JSON parses back to the same bytes.
+ * input's), its JSON parses back to the same bytes (the order written included) and its form holds
+ * (fuzz_check_form).
  */
 #include "postgres_fe.h"
 
@@ -28,6 +29,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(VARSIZE(e) - VARHDRSZ == size && memcmp(VARDATA(e), data, size) == 0,
 				   "an accepted binary input is kept byte for byte (only canonical forms pass)");
 		fuzz_check_json_roundtrip(e);
+		fuzz_check_form(e);
 	}
 	fuzz_reset();
 	return 0;

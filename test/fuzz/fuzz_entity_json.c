@@ -2,8 +2,9 @@
  * fuzz_entity_json.c - libFuzzer target: the entity JSON input (entity_from_json).
  *
  * Properties checked on every input: a rejected input carries an error code and a message; an
- * accepted one writes JSON that parses back to the same bytes (the form is canonical), and its
- * binary form passes the strict binary input unchanged.
+ * accepted one writes JSON that parses back to the same bytes (the form is canonical: properties
+ * in the order written), its form holds (fuzz_check_form), and its binary form passes the strict
+ * binary input unchanged.
  */
 #include "postgres_fe.h"
 
@@ -29,6 +30,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct varlena *bin;
 
 		fuzz_check_json_roundtrip(e);
+		fuzz_check_form(e);
 		bin = entity_from_binary((const uint8 *) VARDATA(e), VARSIZE(e) - VARHDRSZ, &err2);
 		FUZZ_CHECK(bin != NULL, "the binary form of an accepted entity passes the binary input");
 		FUZZ_CHECK(VARSIZE(bin) == VARSIZE(e) && memcmp(bin, e, VARSIZE(e)) == 0,

@@ -1,5 +1,6 @@
 /*
- * fuzz_support.c - shared by the fuzz targets: the allocator and the entity round-trip check.
+ * fuzz_support.c - shared by the fuzz targets: the allocator, the entity round-trip check and
+ * the check of an entity's form (directory, order written).
  *
  * The allocator defines the frontend palloc family itself, in
  * place of libpgcommon's fe_memutils, so that every allocation - the parsers' and StringInfo's -
@@ -112,4 +113,39 @@ fuzz_check_json_roundtrip(const struct varlena *e)
 	FUZZ_CHECK(again != NULL, "the JSON of an accepted entity parses");
 	FUZZ_CHECK(VARSIZE(again) == VARSIZE(e) && memcmp(again, e, VARSIZE(e)) == 0,
 			   "JSON output and input give back the same bytes");
+}
+
+void
+fuzz_check_form(const struct varlena *e)
+{
+	EntityView	v;
+	bool		seen[TS_MAX_PROPERTIES] = {0};
+	bool		names = true;
+	TsError		err = {0};
+	struct varlena *self;
+
+	entity_view_init(&v, (const uint8 *) VARDATA(e), VARSIZE(e) - VARHDRSZ);
+	FUZZ_CHECK(v.nprops <= TS_MAX_PROPERTIES, "at most 252 properties");
+	for (uint32 i = 1; i < v.nprops; i++)
+	{
+		PropRef		a,
+					b;
+
+		entity_view_prop(&v, i - 1, &a);
+		entity_view_prop(&v, i, &b);
+		FUZZ_CHECK(entity_name_cmp(a.name, a.name_len, b.name, b.name_len) < 0, "the directory is sorted by name");
+	}
+	for (uint32 k = 0; k < v.nprops; k++)
+	{
+		uint32		i = entity_view_written(&v, k);
+
+		FUZZ_CHECK(i < v.nprops && !seen[i], "the order written names each property once");
+		seen[i] = true;
+		names &= i == k;
+	}
+	FUZZ_CHECK((v.order == NULL) == names, "an order array is there exactly when it is not the name order");
+	/* a merge with itself overwrites every property in place: the same entity */
+	self = entity_merge(&v, &v, &err);
+	FUZZ_CHECK(self != NULL && VARSIZE(self) == VARSIZE(e) && memcmp(self, e, VARSIZE(e)) == 0,
+			   "e || e is e, its order unchanged");
 }

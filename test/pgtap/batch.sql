@@ -255,9 +255,9 @@ SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"delete","entity":{"Par
 SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"delete","entity":"x|1"}]')$$, 'TSB20',
 	'operation 0: InvalidInput: "entity" must be a JSON object', 'an entity that is not an object');
 SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"delete","entity":{"PartitionKey":"x"}}]')$$, 'TSB21',
-	'operation 0: InvalidInput: the entity has no RowKey', 'a missing RowKey');
+	'operation 0: PropertiesNeedValue: the entity has no RowKey', 'a missing RowKey');
 SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"delete","entity":{"RowKey":"x"}}]')$$, 'TSB21',
-	'operation 0: InvalidInput: the entity has no PartitionKey', 'a missing PartitionKey');
+	'operation 0: PropertiesNeedValue: the entity has no PartitionKey', 'a missing PartitionKey');
 SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"delete","entity":{"PartitionKey":"x","RowKey":"1"},"etag":"*"}]')$$, 'TSB20',
 	'operation 0: InvalidInput: unknown member "etag" (an operation has op, entity or entity_json, if_match, PartitionKey, RowKey and echo)', 'an unknown member');
 SELECT throws_ok($$SELECT execute_batch('Batch', '[{"op":"insert","entity":{"PartitionKey":"x","RowKey":"1"},"if_match":"*"}]')$$, 'TSB20',

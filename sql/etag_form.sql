@@ -1,0 +1,107 @@
+-- etag_form: an ETag is exactly the service's W/"datetime'<Timestamp>'", where <Timestamp> is the
+-- entity's Timestamp as every output writes it (100 ns ticks, trailing zeros dropped, ':' as %3A),
+-- on every output path; every write of an entity gets a Timestamp strictly later than its previous
+-- one, so ETags stay unique. (What needs rows stamped by hand - one tick later when the clock has
+-- not moved, filters at 100 ns, a delete and re-insert, ETags stored before 0.3.0 - is in
+-- sql/stamp_trigger.sql, which a distributed table's nodes stamp for themselves.)
+SET search_path = tablestore, public;
+
+\set ECHO none
+\i test/regress/helpers.sql
+\set ECHO all
+
+SELECT create_table('Stamps') IS NOT NULL AS created;
+
+-- The ETag a Timestamp's text gives, as a client such as azure-cosmosdb-table builds it
+CREATE FUNCTION pg_temp.etag_of(ts text) RETURNS text LANGUAGE sql AS $$
+	SELECT format('W/"datetime''%s''"', replace(ts, ':', '%3A'))
+$$;
+-- The ETag and the Timestamp of one entity of a page or body: do they agree?
+CREATE FUNCTION pg_temp.agree(e jsonb) RETURNS bool LANGUAGE sql AS $$
+	SELECT e->>'odata.etag' = pg_temp.etag_of(e->>'Timestamp')
+$$;
+
+------------------------------------------------------------------ the form, on every output path
+SELECT insert_entity('Stamps', '{"PartitionKey":"p","RowKey":"a","n":1}') AS etag \gset
+SELECT :'etag' ~ '^W/"datetime''\d{4}-\d\d-\d\dT\d\d%3A\d\d%3A\d\d(\.\d{0,6}[1-9])?Z''"$' AS service_form;
+-- the etag column holds it; "timestamp" is its Timestamp rounded down to the microsecond
+SELECT etag = :'etag' AS stored,
+	:'etag' = pg_temp.etag_of(regexp_replace(to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '\.?0*$', '') || 'Z') AS column_agrees
+FROM tablestore_data.stamps WHERE row_key = 'a';
+SELECT etag = :'etag' AS get_entity FROM get_entity('Stamps', 'p', 'a');
+SELECT etag = :'etag' AS query_entities FROM query_entities('Stamps', 'RowKey eq ''a''');
+SELECT pg_temp.agree(v) AS query_page, v->>'odata.etag' = :'etag' AS same_etag
+FROM jsonb_array_elements(query_page('Stamps', 'RowKey eq ''a''', NULL)->'value') v;
+SELECT pg_temp.agree(v) AS query_page_json, v->>'odata.etag' = :'etag' AS same_etag
+FROM jsonb_array_elements(query_page_json('Stamps', 'RowKey eq ''a''', NULL)::jsonb->'value') v;
+SELECT etag = :'etag' AS rest_get_entity, pg_temp.agree(body::jsonb) AS body_agrees
+FROM rest_get_entity('Stamps', 'p', 'a', NULL, 'fullmetadata', 'http://h/a', 'a');
+SELECT pg_temp.agree(v) AS rest_query_entities
+FROM rest_query_entities('Stamps', 'RowKey eq ''a''', NULL, NULL, NULL, NULL, 'minimalmetadata') q,
+	jsonb_array_elements(q.body::jsonb->'value') v;
+-- what each write returns is the ETag it stored
+CREATE FUNCTION pg_temp.stored(rk text) RETURNS text LANGUAGE sql AS $$
+	SELECT etag FROM tablestore_data.stamps WHERE row_key = rk
+$$;
+SELECT etag AS w, pg_temp.agree(body::jsonb) AS rest_insert_body_agrees
+FROM rest_insert_entity('Stamps', '{"PartitionKey":"p","RowKey":"i"}', true, 'minimalmetadata') \gset
+SELECT :'w' = pg_temp.stored('i') AS rest_insert_entity, :'rest_insert_body_agrees' AS body_agrees;
+SELECT rest_write_entity('Stamps', 'p', 'a', '{"n":2}', true, :'etag') AS w \gset
+SELECT :'w' = pg_temp.stored('a') AS rest_write_entity, :'w' <> :'etag' AS new_etag;
+CREATE TEMP TABLE batch_answer AS SELECT * FROM rest_batch('Stamps', '[{"op":"insert","entity":{"PartitionKey":"p","RowKey":"j"},"echo":true},
+	{"op":"merge","entity":{"PartitionKey":"p","RowKey":"a","n":3}}]', 'minimalmetadata');
+SELECT row_key, etag = pg_temp.stored(row_key) AS rest_batch, pg_temp.agree(body::jsonb) AS body_agrees FROM batch_answer;
+SELECT execute_batch('Stamps', '[{"op":"merge","entity":{"PartitionKey":"p","RowKey":"a","n":4}}]')->0->>'etag' AS w \gset
+SELECT :'w' = pg_temp.stored('a') AS execute_batch;
+SELECT merge_entity('Stamps', '{"PartitionKey":"p","RowKey":"a","n":5}') AS w \gset
+SELECT :'w' = pg_temp.stored('a') AS merge_entity;
+SELECT upsert_entity('Stamps', '{"PartitionKey":"p","RowKey":"a","n":6}', 'replace') AS w \gset
+SELECT :'w' = pg_temp.stored('a') AS upsert_entity;
+-- every row: its etag is the service's form of tablestore.timestamp_ticks, which rounded down to
+-- the microsecond is its "timestamp"
+SELECT count(*) AS rows,
+	count(*) FILTER (WHERE (timestamp_ticks("timestamp", etag) - 630822816000000000) / 10 =
+		(extract(epoch FROM "timestamp" - '2000-01-01 00:00:00+00') * 1000000)::int8) AS ticks_agree_with_column
+FROM tablestore_data.stamps;
+
+------------------------------------------------------------------ unique, in one transaction and over many
+-- 999 writes of one entity in one transaction, 3 per round (direct path, plain UPDATE, batch), on
+-- the clock: each Timestamp later than the one before, every ETag distinct (stamped ahead of the
+-- clock, one tick apart: sql/stamp_trigger.sql)
+CREATE TEMP TABLE seen (n serial, etag text, t int8);
+SELECT insert_entity('Stamps', '{"PartitionKey":"q","RowKey":"x"}') IS NOT NULL AS inserted;
+CREATE FUNCTION pg_temp.note(returned text) RETURNS void LANGUAGE sql AS $$
+	INSERT INTO seen (etag, t) SELECT etag, timestamp_ticks("timestamp", etag) FROM tablestore_data.stamps
+	WHERE partition_key = 'q' AND row_key = 'x' AND (returned IS NULL OR etag = returned)
+$$;
+DO $$
+BEGIN
+	FOR i IN 1..333 LOOP
+		PERFORM pg_temp.note(tablestore.merge_entity('Stamps', format('{"PartitionKey":"q","RowKey":"x","n":%s}', i)::tablestore.entity));
+		UPDATE tablestore_data.stamps SET properties = properties WHERE partition_key = 'q';
+		PERFORM pg_temp.note(NULL);
+		PERFORM pg_temp.note(r->>'etag') FROM jsonb_array_elements(tablestore.execute_batch('Stamps',
+			format('[{"op":"merge","entity":{"PartitionKey":"q","RowKey":"x","m":%s}}]', i)::jsonb)) r;
+	END LOOP;
+END $$;
+-- (a write whose returned ETag were not the row's would be missing here)
+SELECT count(*) AS writes, count(DISTINCT etag) AS distinct_etags FROM seen;
+SELECT count(*) FILTER (WHERE t <= prev) AS not_later_than_the_write_before
+FROM (SELECT t, lag(t) OVER (ORDER BY n) AS prev FROM seen) s;
+-- a batch touching one key in each of 200 transactions: Timestamps strictly increasing, ETags
+-- distinct
+TRUNCATE seen;
+DO $$
+BEGIN
+	FOR i IN 1..200 LOOP
+		PERFORM pg_temp.note(r->>'etag') FROM jsonb_array_elements(tablestore.execute_batch('Stamps',
+			format('[{"op":"upsert_replace","entity":{"PartitionKey":"q","RowKey":"x","i":%s}},{"op":"upsert_merge","entity":{"PartitionKey":"q","RowKey":"y%s"}}]', i, i)::jsonb)) WITH ORDINALITY AS r(r, k)
+			WHERE k = 1;
+		COMMIT;
+	END LOOP;
+END $$;
+SELECT count(*) AS writes, count(DISTINCT etag) AS distinct_etags FROM seen;
+SELECT count(*) FILTER (WHERE t <= prev) AS not_later_than_the_write_before
+FROM (SELECT t, lag(t) OVER (ORDER BY n) AS prev FROM seen) s;
+
+SELECT drop_table('Stamps');

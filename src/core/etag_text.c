@@ -1,0 +1,87 @@
+/*
+ * etag_text.c - writing and reading the text of an ETag (etag_text.h). Backend-free.
+ */
+#include "etag_text.h"
+
+#include "edm.h"
+
+#define ETAG_PREFIX		"W/\"datetime'"
+#define ETAG_PREFIX_LEN	12
+
+int
+etag_text_format(int64 ticks, char *buf)
+{
+	char		dt[EDM_DATETIME_TEXT_LEN + 1];
+	int			n = edm_format_datetime_trimmed(ticks, dt);
+	char	   *o = buf;
+
+	memcpy(o, ETAG_PREFIX, ETAG_PREFIX_LEN);
+	o += ETAG_PREFIX_LEN;
+	for (int i = 0; i < n; i++)
+	{
+		if (dt[i] == ':')
+		{
+			memcpy(o, "%3A", 3);
+			o += 3;
+		}
+		else
+			*o++ = dt[i];
+	}
+	*o++ = '\'';
+	*o++ = '"';
+	*o = '\0';
+	Assert(o - buf < ETAG_TEXT_MAX);
+	return (int) (o - buf);
+}
+
+/* Hex digits up to stop; false when there are none or another character comes first. */
+static bool
+skip_hex(const char *s, size_t len, size_t *i, char stop)
+{
+	size_t		start = *i;
+
+	while (*i < len && edm_hexval(s[*i]) >= 0)
+		(*i)++;
+	return *i > start && *i < len && s[*i] == stop;
+}
+
+EtagTextForm
+etag_text_parse(const char *s, size_t len, int64 *ticks)
+{
+	char		dt[ETAG_TEXT_MAX];
+	size_t		n = 0,
+				i = ETAG_PREFIX_LEN;
+
+	if (len < ETAG_PREFIX_LEN + 2 || memcmp(s, ETAG_PREFIX, ETAG_PREFIX_LEN) != 0)
+		return ETAG_TEXT_OTHER;
+	/* the datetime, its colons written %3A, up to the closing quote */
+	while (i < len && s[i] != '\'')
+	{
+		if (n + 1 >= sizeof(dt))
+			return ETAG_TEXT_OTHER;
+		if (s[i] == '%' && len - i >= 3 && s[i + 1] == '3' && s[i + 2] == 'A')
+		{
+			dt[n++] = ':';
+			i += 3;
+		}
+		else
+			dt[n++] = s[i++];
+	}
+	if (i == len || edm_parse_datetime(dt, n, ticks) != EDM_OK)
+		return ETAG_TEXT_OTHER;
+	i++;						/* the closing quote of the datetime */
+	if (len - i == 1 && s[i] == '"')
+		return ETAG_TEXT_SERVICE;
+	/* the suffix before 0.3.0: -<transaction id>.<counter> in hex */
+	if (i < len && s[i] == '-')
+	{
+		i++;
+		if (skip_hex(s, len, &i, '.'))
+		{
+			i++;
+			if (skip_hex(s, len, &i, '"') && i + 1 == len)
+				return ETAG_TEXT_LEGACY;
+		}
+	}
+	return ETAG_TEXT_OTHER;
+}

@@ -1,0 +1,33 @@
+/*
+ * etag_text.h - the text of an ETag (etag_text.c), backend-free.
+ *
+ * The service's form, exactly: W/"datetime'<Timestamp>'" where <Timestamp> is the entity's
+ * Timestamp as every output writes it (edm_format_datetime_trimmed: up to seven fractional digits,
+ * trailing zeros dropped) with each ':' written %3A, e.g.
+ *   W/"datetime'2014-08-22T00%3A50%3A44.1234567Z'"
+ * Clients (azure-cosmosdb-table) build the ETag from the Timestamp, so the two agree character
+ * for character. Before 0.3.0 an ETag had seven digits always and a suffix that made it unique:
+ *   W/"datetime'2014-08-22T00%3A50%3A44.1234560Z'-<xid>.<n>"
+ * which rows not written since still hold; it is read here too (its Timestamp is the datetime part).
+ */
+#ifndef ETAG_TEXT_H
+#define ETAG_TEXT_H
+
+#include "ts_core.h"
+
+#define ETAG_TEXT_MAX 64		/* W/"datetime'…'" of the longest Timestamp, with the NUL */
+
+typedef enum EtagTextForm
+{
+	ETAG_TEXT_OTHER,			/* neither form: no Timestamp can be read from it */
+	ETAG_TEXT_SERVICE,			/* W/"datetime'<datetime>'" */
+	ETAG_TEXT_LEGACY			/* W/"datetime'<datetime>'-<hex>.<hex>" (before 0.3.0) */
+} EtagTextForm;
+
+/* The ETag of a Timestamp in ticks, NUL-terminated into buf[ETAG_TEXT_MAX]; returns its length. */
+extern int	etag_text_format(int64 ticks, char *buf);
+
+/* Which form s has; for the two forms, the Timestamp it carries in *ticks. */
+extern EtagTextForm etag_text_parse(const char *s, size_t len, int64 *ticks);
+
+#endif							/* ETAG_TEXT_H */

@@ -51,7 +51,9 @@
 	X(TSE_KEY_SCOPE,			"TSA01", "AuthorizationFailure", "a key is outside the key range the call is scoped to (a shared access signature's spk/srk/epk/erk)") \
 	X(TSE_SHARD_NOT_HERE,		"TSX03", "InternalError", "a distributed table's partition for the key is not on this node (a misrouted call or row)") \
 	X(TSE_TWO_NODES,			"TSX04", "NotSupported", "a transaction would write to a second node of a distributed table (no two-phase commit; tablestore.allow_multi_node_writes)") \
-	X(TSE_DISTRIBUTION,			"TSX05", "InvalidInput", "distribute_table, undistribute_table or create_shards cannot do what was asked (see the detail)")
+	X(TSE_DISTRIBUTION,			"TSX05", "InvalidInput", "distribute_table, undistribute_table or create_shards cannot do what was asked (see the detail)") \
+	X(TSE_INDEX_POLICY,			"TSI01", "InvalidInput", "an indexing policy is malformed or asks for what tablestore does not do") \
+	X(TSE_INDEX_WORKER,			"TSI02", "ServerBusy", "the background worker that rebuilds a table's index could not start (max_worker_processes)")
 
 typedef enum TsErrorCode
 {

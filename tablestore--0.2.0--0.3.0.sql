@@ -124,3 +124,23 @@ COMMENT ON FUNCTION tablestore.set_indexing_policy(text, jsonb) IS
 'Set a table''s indexing policy ({"indexingMode":"consistent"|"none","includedPaths":[...],"excludedPaths":[...]}); applied online after commit';
 COMMENT ON FUNCTION tablestore.get_indexing_policy(text) IS 'A table''s indexing policy, in its normal form';
 COMMENT ON FUNCTION tablestore.indexing_progress(text) IS 'How far a table''s entity index is from its policy: 100 when applied';
+
+-- Waiting for a policy change to be applied (it commits between its looks: call it outside a
+-- transaction block). No SET clause: a procedure with one cannot commit.
+CREATE PROCEDURE tablestore.wait_for_indexing(tbl text, timeout interval DEFAULT '10 minutes')
+LANGUAGE plpgsql AS $$
+DECLARE
+	deadline timestamptz := pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) timeout;
+BEGIN
+	LOOP
+		COMMIT;
+		EXIT WHEN tablestore.indexing_progress(tbl) OPERATOR(pg_catalog.=) 100;
+		IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>) deadline THEN
+			RAISE EXCEPTION USING ERRCODE = '57014',
+				MESSAGE = pg_catalog.format('the indexing policy of the table "%s" is not applied after %s (see the server log)', tbl, timeout);
+		END IF;
+		PERFORM pg_catalog.pg_sleep(0.05);
+	END LOOP;
+END $$;
+COMMENT ON PROCEDURE tablestore.wait_for_indexing(text, interval) IS
+'Wait until a table''s indexing policy is applied (indexing_progress 100); call it outside a transaction block';

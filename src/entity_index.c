@@ -10,11 +10,14 @@
  */
 #include "entity_index.h"
 
+#include "access/genam.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
 #include "registry.h"
+#include "table_layout.h"
 #include "ts_report.h"
 #include "ts_support.h"
 #include "ts_table.h"
@@ -23,6 +26,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 
 #define TS_INDEX_STORAGE "fastupdate = on, gin_pending_list_limit = 256"
 
@@ -37,6 +41,18 @@ ts_index_policy_parse(const char *json, size_t len, IndexPolicy *p)
 		ts_raise(&err);
 }
 
+/*
+ * Has the installed extension the registry's policy column (0.3.0 and later)? The library serves
+ * databases whose extension is not updated yet: those have no entity index, and get none.
+ */
+static bool
+indexing_installed(void)
+{
+	Oid			registry = get_relname_relid("tables", get_namespace_oid("tablestore", false));
+
+	return OidIsValid(registry) && get_attnum(registry, "indexing_policy") != InvalidAttrNumber;
+}
+
 bool
 ts_index_policy_read(const char *key, IndexPolicy *p)
 {
@@ -44,6 +60,12 @@ ts_index_policy_read(const char *key, IndexPolicy *p)
 	char	   *json;
 	TsError		err = {0};
 
+	if (!indexing_installed())
+	{
+		index_policy_default(p);
+		p->consistent = false;
+		return false;
+	}
 	ts_run_sql("SELECT r.indexing_policy::text FROM tablestore.tables r WHERE r.key OPERATOR(pg_catalog.=) $1",
 			   1, args, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -196,6 +218,17 @@ ts_index_policy_cached(Oid relid, const char *key)
 
 /* ---------- the index's DDL ---------- */
 
+bool
+ts_index_is_entity_index(Oid index)
+{
+	Relation	rel = index_open(index, AccessShareLock);
+	bool		is = rel->rd_rel->relam == GIN_AM_OID && rel->rd_att->natts == 1 &&
+		rel->rd_opcintype[0] == ts_entity_type_oid();
+
+	index_close(rel, AccessShareLock);
+	return is;
+}
+
 void
 ts_index_append_definition(StringInfo sql, const IndexPolicy *p)
 {
@@ -233,6 +266,8 @@ ts_index_build_new(const char *key)
 	bool		second = false;
 	StringInfoData sql;
 
+	if (!indexing_installed())
+		return;
 	(void) ts_index_policy_read(key, &p);
 	ts_index_state_read(relid, &st);
 	initStringInfo(&sql);

@@ -33,6 +33,9 @@ extern char *ts_index_policy_json(const char *key);
 /* Record a table's policy in its registry row (written as the registry's owner). In SPI. */
 extern void ts_index_policy_write(const char *key, const IndexPolicy *p);
 
+/* Is the index an entity index (GIN on the properties column)? Writes through it fail only as the table would. */
+extern bool ts_index_is_entity_index(Oid index);
+
 /* ' USING gin (properties tablestore.entity_gin_ops (...)) WITH (...)': the index a policy asks for. */
 extern void ts_index_append_definition(StringInfo sql, const IndexPolicy *p);
 

@@ -21,6 +21,8 @@
 #include "miscadmin.h"
 #include "remote_call.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "utils/memutils.h"
 #include "tables.h"
 #include "ts_report.h"
 #include "ts_support.h"
@@ -34,6 +36,33 @@
 PG_FUNCTION_INFO_V1(tablestore_set_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_get_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_indexing_progress);
+
+/*
+ * The tables whose worker this transaction started: one worker applies every change a
+ * transaction makes (it reads the policy as committed).
+ */
+static List *started = NIL;
+static LocalTransactionId started_lxid = InvalidLocalTransactionId;
+
+static void
+start_worker_once(Oid relid)
+{
+	if (started_lxid != MyProc->lxid)
+	{
+		list_free(started);
+		started = NIL;
+		started_lxid = MyProc->lxid;
+	}
+	if (list_member_oid(started, relid))
+		return;
+	ts_index_worker_start(relid);
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		started = lappend_oid(started, relid);
+		MemoryContextSwitchTo(old);
+	}
+}
 
 static Datum
 policy_jsonb(const IndexPolicy *p)
@@ -96,7 +125,7 @@ tablestore_set_indexing_policy(PG_FUNCTION_ARGS)
 	/* every session translates its filters by the new policy once this commits */
 	CacheInvalidateRelcacheByRelid(t.relid);
 	if (start_worker)
-		ts_index_worker_start(t.relid);
+		start_worker_once(t.relid);
 	PG_RETURN_DATUM(policy_jsonb(&p));
 }
 

@@ -123,7 +123,7 @@ add_path(PathList *pl, const char *s, uint32 len, TsError *err)
 		pl->root = true;
 		return true;
 	}
-	if (len == 11 && memcmp(s, "/\"_etag\"/?", 11) == 0)
+	if (len == 10 && memcmp(s, "/\"_etag\"/?", 10) == 0)
 		return true;			/* Cosmos DB adds it to every policy it returns */
 	if (len < 4 || s[0] != '/' || s[len - 2] != '/' || (s[len - 1] != '?' && s[len - 1] != '*'))
 		return policy_error(err, "the path \"%s\" is not \"/*\" or \"/<property name>/?\"", pnstrdup(s, len));

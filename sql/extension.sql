@@ -61,9 +61,11 @@ UNION ALL
 (SELECT 'only in a fresh install', * FROM fresh EXCEPT SELECT 'only in a fresh install', * FROM upgraded)
 ORDER BY 1, 2;
 SELECT count(*) AS compared_objects FROM fresh;
--- and from the previous release, with a table of 0.2.0
+-- and from the previous release, with a table of 0.2.0 (an ordinary one, also where new tables
+-- are distributed: a node runs the current version)
 DROP EXTENSION tablestore CASCADE;
 CREATE EXTENSION tablestore VERSION '0.2.0';
+SET tablestore.distribute_new_tables = '';
 SELECT tablestore.create_table('Legacy');
 SELECT count(tablestore.insert_entity('Legacy', format('{"PartitionKey":"p","RowKey":"%s","Age":%s}', i, i)::tablestore.entity))
 FROM generate_series(1, 50) i;
@@ -87,6 +89,7 @@ CALL tablestore.wait_for_indexing('Legacy');
 SELECT indexrelid::regclass, indisvalid FROM pg_index WHERE indrelid = 'tablestore_data.legacy'::regclass ORDER BY 1;
 SELECT tablestore.query_sql('Legacy', 'Age gt 45');
 SELECT string_agg(row_key, ',' ORDER BY row_key) FROM tablestore.query_entities('Legacy', 'Age gt 45');
+RESET tablestore.distribute_new_tables;
 -- back to a fresh install for the files that follow
 DROP EXTENSION tablestore CASCADE;
 CREATE EXTENSION tablestore;

@@ -2,11 +2,15 @@
 -- its strict checks; the property_filter type; the entity index's typed semantics where keys are
 -- cut or numbers widen; the plans the planner chooses (the index for a selective filter, the
 -- primary key for an unselective one, bitmap and/or for and/or); what a policy change does to
--- the index and to the SQL a filter becomes; creating tables with a policy.
+-- the index and to the SQL a filter becomes; creating tables with a policy. It inspects a
+-- table's own index and plans, so its tables stay ordinary ones when the file runs on a
+-- coordinator that distributes new tables (test/t/004); test/t/020_index_distributed.pl checks
+-- the nodes' indexes of a distributed table.
 \set ECHO none
 \i test/regress/helpers.sql
 \set ECHO all
 SET search_path = tablestore, public;
+SET tablestore.distribute_new_tables = '';
 
 -- ---------- the policy: good input and its normal form ----------
 SELECT create_table('Pol');

@@ -77,7 +77,6 @@ CREATE TEMP TABLE results AS SELECT * FROM pg_temp.results('Matrix');
 SET enable_seqscan = off;
 SET enable_indexscan = off;
 SELECT query_sql('MatrixIx', 'P lt 5');
-SELECT explain_query('MatrixIx', 'P lt 5');
 INSERT INTO results SELECT * FROM pg_temp.results('MatrixIx');
 RESET enable_seqscan;
 RESET enable_indexscan;

@@ -87,6 +87,18 @@ prop_filter_build(const char *name, uint32 name_len, OdCmp op, const OdLiteral *
 	return v;
 }
 
+/* A name the $filter language reads as a keyword: no filter can name such a property. */
+static bool
+is_keyword(const char *name, uint32 len)
+{
+	static const char *const words[] = {"and", "or", "not", "eq", "ne", "gt", "ge", "lt", "le", "true", "false", "null"};
+
+	for (int i = 0; i < (int) lengthof(words); i++)
+		if (strlen(words[i]) == len && memcmp(words[i], name, len) == 0)
+			return true;
+	return false;
+}
+
 static bool
 malformed(TsError *err, const char *what)
 {
@@ -111,8 +123,8 @@ prop_filter_read(const uint8 *body, uint32 len, PropFilter *out, TsError *err)
 	if (out->name_len > len - PROP_FILTER_HEADER_SIZE)
 		return malformed(err, "the name runs past the end");
 	out->name = (const char *) body + PROP_FILTER_HEADER_SIZE;
-	if (edm_check_name(out->name, out->name_len) != EDM_CHECK_OK)
-		return malformed(err, "the property name is not a valid custom property name");
+	if (edm_check_name(out->name, out->name_len) != EDM_CHECK_OK || is_keyword(out->name, out->name_len))
+		return malformed(err, "the property name is not a custom property name a filter can name");
 	v = body + PROP_FILTER_HEADER_SIZE + out->name_len;
 	vlen = len - PROP_FILTER_HEADER_SIZE - out->name_len;
 	lit->type = (EdmType) body[2];

@@ -52,6 +52,16 @@ ts_query_translate(text *filter, OdFilter *f, int param_base, const TsTable *t)
 		ts_raise(&err);
 }
 
+void
+ts_query_inline(const OdFilter *f, OdFilter *out)
+{
+	TsError		err = {0};
+
+	if (!odata_translate_indexed(f->source ? f->source : "", f->source_len, f->max_comparisons, INLINE_LITERALS,
+								 f->flags, f->indexed, out, &err))
+		ts_raise(&err);			/* not reached: it translated before */
+}
+
 int
 ts_query_cursor_options(const OdFilter *f, int options)
 {
@@ -448,6 +458,14 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 		}
 	}
 
+	/* a filter the entity index may serve: planned for its values, the plan kept for the same filter */
+	if (f.uses_index)
+	{
+		OdFilter	inl;
+
+		ts_query_inline(&f, &inl);
+		f = inl;
+	}
 	initStringInfo(&sql);
 	build_select(&sql, &t, &f, top, NULL, NULL);
 
@@ -456,7 +474,7 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 	types = palloc(sizeof(Oid) * (f.nparams + 1));
 	values = palloc(sizeof(Datum) * (f.nparams + 1));
 	ts_query_bind_params(&f, 0, types, values);
-	plan = ts_plan_cache_get(sql.data, f.nparams, types, ts_query_cursor_options(&f, CURSOR_OPT_PARALLEL_OK));
+	plan = ts_plan_cache_get(sql.data, f.nparams, types, CURSOR_OPT_PARALLEL_OK);
 	options.params = makeParamList(f.nparams);
 	for (int k = 0; k < f.nparams; k++)
 	{

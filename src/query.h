@@ -32,6 +32,13 @@ extern void ts_query_translate(text *filter, OdFilter *f, int param_base, const 
 extern int	ts_query_cursor_options(const OdFilter *f, int options);
 
 /*
+ * The same filter with its literals written into the SQL (no parameters): a filter the entity
+ * index may serve is planned for its values, and such a plan is kept by the plan cache for the
+ * next query with the same filter.
+ */
+extern void ts_query_inline(const OdFilter *f, OdFilter *out);
+
+/*
  * The condition "(partition_key, row_key) >= (pk, rk)" (SQL expressions) into sql. On a
  * distributed table it is written out as partition_key >= pk AND (partition_key > pk OR row_key
  * >= rk), which postgres_fdw sends to the nodes (a row comparison it does not).

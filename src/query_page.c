@@ -292,28 +292,42 @@ page_from_index(PageCollector *pc, const TsTable *t, const OdFilter *f, text *po
 {
 	StringInfoData sql;
 	SPIPlanPtr	plan;
-	ParamListInfo params;
+	ParamListInfo params = NULL;
 	Portal		portal;
 	ListCell   *lc;
 	bool		indexed = false;
 
 	if (!f->uses_index)
 		return false;
-	args[0] = PointerGetDatum(pos_pk);
-	args[1] = PointerGetDatum(pos_rk);
-	args[4] = Int64GetDatum(pc->top + 1);
-	params = makeParamList(nargs);
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND ", t->qualified, f->sql->data);
-	ts_append_key_position(&sql, t, "$1", "$2");
-	appendStringInfoString(&sql, " " TS_KEY_ORDER " LIMIT $5");
-	plan = ts_plan_cache_get(sql.data, nargs, types, ts_query_cursor_options(f, 0));
-	for (int k = 0; k < nargs; k++)
+	if (VARSIZE_ANY_EXHDR(pos_pk) == 0 && VARSIZE_ANY_EXHDR(pos_rk) == 0)
 	{
-		params->params[k].value = args[k];
-		params->params[k].isnull = nulls[k] == 'n';
-		params->params[k].pflags = PARAM_FLAG_CONST;
-		params->params[k].ptype = types[k];
+		/* a first page: planned for its literals, and the plan kept for the next first page of the filter */
+		OdFilter	inl;
+
+		ts_query_inline(f, &inl);
+		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s " TS_KEY_ORDER " LIMIT %d", t->qualified,
+						 inl.sql->data, pc->top + 1);
+		plan = ts_plan_cache_get(sql.data, 0, NULL, 0);
+	}
+	else
+	{
+		/* a continuation: planned for the position and the literals each time */
+		args[0] = PointerGetDatum(pos_pk);
+		args[1] = PointerGetDatum(pos_rk);
+		args[4] = Int64GetDatum(pc->top + 1);
+		params = makeParamList(nargs);
+		for (int k = 0; k < nargs; k++)
+		{
+			params->params[k].value = args[k];
+			params->params[k].isnull = nulls[k] == 'n';
+			params->params[k].pflags = PARAM_FLAG_CONST;
+			params->params[k].ptype = types[k];
+		}
+		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND ", t->qualified, f->sql->data);
+		ts_append_key_position(&sql, t, "$1", "$2");
+		appendStringInfoString(&sql, " " TS_KEY_ORDER " LIMIT $5");
+		plan = ts_plan_cache_get(sql.data, nargs, types, ts_query_cursor_options(f, 0));
 	}
 	portal = SPI_cursor_open_with_paramlist(NULL, plan, params, true);
 	foreach(lc, portal->stmts)

@@ -139,6 +139,11 @@ typedef struct OdFilter
 	 */
 	const struct IndexPolicy *indexed;
 	bool		uses_index;		/* some comparison became @~ */
+	/* what was translated: the filter text, the comparison limit and the flags (to translate again) */
+	const char *source;
+	size_t		source_len;
+	int			max_comparisons;
+	int			flags;
 } OdFilter;
 
 /*

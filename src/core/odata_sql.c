@@ -616,6 +616,10 @@ odata_translate_indexed(const char *filter, size_t len, int max_comparisons, int
 {
 	memset(out, 0, sizeof(*out));
 	out->indexed = indexed;
+	out->source = filter;
+	out->source_len = len;
+	out->max_comparisons = max_comparisons;
+	out->flags = flags;
 	out->param_base = param_base;
 	out->shippable = (flags & ODATA_SHIPPABLE) != 0;
 	out->sql = makeStringInfo();

@@ -23,6 +23,20 @@
 #   scale     the same operations at 100 000, 1 000 000 and 10 000 000 entities (SCALE_SIZES), each
 #             table built with one COPY: p50 of point read, insert, range query and page, the
 #             filtered scan's time and slope, and the backend's private memory     (bench/scale/)
+#   index     automatic indexing on 1 000 000 entities (INDEX_N): six selective filters (equality,
+#             range, String, Double, and, or; bench/index/filters.tsv) as a count and a first page
+#             with the default policy against indexingMode none and a raw jsonb table with its best
+#             indexes, their first pages through the SDK from tablestore-gateway and Azurite
+#             (INDEX_AZ_N entities, default INDEX_N), and inserts, merges, replaces and 100-entity
+#             batches at 1 and 8 clients against none, with WAL per entity and the index's size;
+#             about 20 minutes on 2 cores                                          (bench/index/)
+#   index_scale  the selective page with the default policy at 100 000, 1 000 000 and 10 000 000
+#             entities (INDEX_SCALE_SIZES): its growth, the index's build time and size; about
+#             25 minutes and 8 GB of disk for the three sizes                     (bench/index/)
+#
+# The earlier workloads (single, query, batch, compare, scale) create their tables with
+# indexingMode none, so that they measure what they measured before automatic indexing (their raw
+# baselines index no document either); index and index_scale measure the default policy.
 #
 # Without workload names it runs codec and compare (at most 15 minutes on 2 cores); single,
 # query and batch are the earlier, more detailed ts-versus-raw runs, each run by name.
@@ -43,7 +57,7 @@ for a in "$@"; do
 	case "$a" in
 		--quick) QUICK=1 ;;
 		--no-setup) SETUP=0 ;;
-		-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+		-h|--help) sed -n '2,46p' "$0"; exit 0 ;;
 		-*) ts_die "unknown option $a" ;;
 		*) WORKLOADS+=("$a") ;;
 	esac
@@ -400,6 +414,10 @@ workload_compare() {
 	ts_log "compare: Azurite $(node -p "require('$TS_NODE_DIR/node_modules/azurite/package.json').version") on port $AZURITE_PORT, tablestore-gateway on port $GW_PORT; loading $AZ_N entities into each through the SDK"
 	node "$PEERS/sdk_driver.mjs" load "$AZURITE_PORT" "$AZ_N" "$AZ_VICTIMS" || ts_die "loading Azurite failed"
 	node "$PEERS/sdk_driver.mjs" load "$GW_PORT" "$AZ_N" "$AZ_VICTIMS" || ts_die "loading the gateway failed"
+	# the tables the SDK created have the default policy: indexingMode none, as on the SQL side
+	psql -X -q -v ON_ERROR_STOP=1 -d "$GW_DB" -c "SELECT count(tablestore.set_indexing_policy(t, '{\"indexingMode\":\"none\"}'))
+		FROM unnest(ARRAY['main', 'writes', 'victims']) t" >/dev/null
+	for t in main writes victims; do psql -X -q -d "$GW_DB" -c "CALL tablestore.wait_for_indexing('$t')"; done
 	CMP_DB=$(bench_db compare)
 	ts_log "compare: loading $CMP_N entities into tablestore and into the raw table ($((SECONDS - started)) s so far)"
 	psql -X -q -v ON_ERROR_STOP=1 -d "$CMP_DB" -v n="$CMP_N" -v victims="$CMP_VICTIMS" -f "$BENCH_DIR/compare/setup.sql"
@@ -509,7 +527,7 @@ workload_scale() {
 	for n in $sizes; do
 		t="s$n"
 		ts_log "scale: $n entities: one COPY ($((SECONDS - started)) s so far)"
-		psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "SELECT tablestore.create_table('$t')" >/dev/null
+		psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "SELECT tablestore.create_table('$t', '{\"indexingMode\":\"none\"}')" >/dev/null
 		local load=$SECONDS
 		perl "$BENCH_DIR/scale/entities.pl" "$n" |
 			psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "COPY tablestore_data.$t (partition_key, row_key, properties) FROM STDIN"

@@ -41,6 +41,7 @@
 #include "catalog/namespace.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -365,6 +366,8 @@ tablestore_index_worker_main(Datum arg)
 	/* InvalidOid: the bootstrap superuser, whatever its login right (as autovacuum connects) */
 	BackgroundWorkerInitializeConnectionByOid(dbid, InvalidOid, 0);
 	pgstat_report_appname("tablestore index worker");
+	/* every name it writes is qualified; nothing of a user's is looked up first */
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	keep = AllocSetContextCreate(TopMemoryContext, "tablestore index worker", ALLOCSET_DEFAULT_SIZES);
 	PG_TRY();
 	{

@@ -308,7 +308,7 @@ page_from_index(PageCollector *pc, const TsTable *t, const OdFilter *f, text *po
 		ts_query_inline(f, &inl);
 		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s " TS_KEY_ORDER " LIMIT %d", t->qualified,
 						 inl.sql->data, pc->top + 1);
-		plan = ts_plan_cache_get(sql.data, 0, NULL, 0);
+		plan = ts_plan_cache_get(sql.data, 0, types, 0);
 	}
 	else
 	{

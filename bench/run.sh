@@ -943,9 +943,9 @@ workload_index_scale() {
 		psql -X -q -d "$db" -c "SELECT pg_prewarm(c) FROM (SELECT 'tablestore_data.$t'::regclass AS c UNION ALL
 			SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'tablestore_data.$t'::regclass) r" >/dev/null
 		local g e c size
-		g=$(lat_ms "$db" "$OUT/ixs_group.sql" -T "$secs" -D t="'$t'")
-		e=$(lat_ms "$db" "$OUT/ixs_email.sql" -T "$secs" -D t="'$t'")
-		c=$(lat_ms "$db" "$OUT/ixs_count.sql" -T "$secs" -D t="'$t'")
+		g=$(lat_ms "$db" "$OUT/ixs_group.sql" -T "$secs" -D t="$t")
+		e=$(lat_ms "$db" "$OUT/ixs_email.sql" -T "$secs" -D t="$t")
+		c=$(lat_ms "$db" "$OUT/ixs_count.sql" -T "$secs" -D t="$t")
 		size=$(psql -X -At -d "$db" -c "SELECT sum(pg_relation_size(indexrelid)) FROM pg_index WHERE indrelid = 'tablestore_data.$t'::regclass
 			AND indexrelid <> 'tablestore_data.${t}_pkey'::regclass")
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$build" "$g" "$e" "$c" "$size" >>"$OUT/index_scale.tsv"

@@ -19,9 +19,9 @@
  * until none is needed. Writes go on throughout: concurrent builds and drops wait for
  * transactions instead of blocking them. It runs as the bootstrap superuser (as autovacuum
  * does); the table's owner set the policy (set_indexing_policy checks it), and the index belongs
- * to the table's owner as any index does. An error is logged, and what it left (an invalid
- * index) is dropped by the next run; get_indexing_policy's caller sees the progress in
- * tablestore.indexing_progress.
+ * to the table's owner as any index does. An error is logged and the invalid index a failed
+ * build left is dropped (a killed worker's, by the next run); set_indexing_policy runs the worker
+ * again. How far it is: tablestore.indexing_progress.
  */
 #include "index_worker.h"
 

@@ -55,11 +55,7 @@ ts_query_translate(text *filter, OdFilter *f, int param_base, const TsTable *t)
 void
 ts_query_inline(const OdFilter *f, OdFilter *out)
 {
-	TsError		err = {0};
-
-	if (!odata_translate_indexed(f->source ? f->source : "", f->source_len, f->max_comparisons, INLINE_LITERALS,
-								 f->flags, f->indexed, out, &err))
-		ts_raise(&err);			/* not reached: it translated before */
+	odata_translate_again(f, INLINE_LITERALS, out);
 }
 
 int

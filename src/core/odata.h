@@ -139,11 +139,6 @@ typedef struct OdFilter
 	 */
 	const struct IndexPolicy *indexed;
 	bool		uses_index;		/* some comparison became @~ */
-	/* what was translated: the filter text, the comparison limit and the flags (to translate again) */
-	const char *source;
-	size_t		source_len;
-	int			max_comparisons;
-	int			flags;
 } OdFilter;
 
 /*
@@ -153,6 +148,9 @@ typedef struct OdFilter
 #define ODATA_SHIPPABLE 1		/* SQL that postgres_fdw sends to nodes (a distributed table) */
 extern bool odata_translate(const char *filter, size_t len, int max_comparisons, int param_base, int flags,
 							OdFilter *out, TsError *err);
+
+/* A translated filter's SQL again, with another param_base (-1: literals inline), without parsing it again. */
+extern void odata_translate_again(const OdFilter *f, int param_base, OdFilter *out);
 
 /* The same for a table with an indexing policy (NULL: as odata_translate). */
 extern bool odata_translate_indexed(const char *filter, size_t len, int max_comparisons, int param_base,

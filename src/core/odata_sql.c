@@ -603,6 +603,37 @@ describe_conjuncts(OdFilter *f)
 	}
 }
 
+/* The SQL of a parsed filter (out->root, in negation normal form), its key bounds and range. */
+static void
+emit_filter(OdFilter *out)
+{
+	if (out->root == NULL)
+	{
+		appendStringInfoString(out->sql, "true");
+		appendStringInfoString(out->key_bounds, "true");
+		out->keys_only = true;
+		out->dense = true;		/* every row matches */
+		return;
+	}
+	emit(out, out->sql, out->root);
+	out->keys_only = keys_only(out->root);
+	describe_conjuncts(out);
+}
+
+void
+odata_translate_again(const OdFilter *f, int param_base, OdFilter *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->indexed = f->indexed;
+	out->param_base = param_base;
+	out->shippable = f->shippable;
+	out->sql = makeStringInfo();
+	out->key_bounds = makeStringInfo();
+	out->ncomparisons = f->ncomparisons;
+	out->root = f->root;
+	emit_filter(out);
+}
+
 bool
 odata_translate(const char *filter, size_t len, int max_comparisons, int param_base, int flags, OdFilter *out,
 				TsError *err)
@@ -616,10 +647,6 @@ odata_translate_indexed(const char *filter, size_t len, int max_comparisons, int
 {
 	memset(out, 0, sizeof(*out));
 	out->indexed = indexed;
-	out->source = filter;
-	out->source_len = len;
-	out->max_comparisons = max_comparisons;
-	out->flags = flags;
 	out->param_base = param_base;
 	out->shippable = (flags & ODATA_SHIPPABLE) != 0;
 	out->sql = makeStringInfo();
@@ -627,17 +654,8 @@ odata_translate_indexed(const char *filter, size_t len, int max_comparisons, int
 	out->root = odata_parse(filter, len, max_comparisons, &out->ncomparisons, err);
 	if (err->code != TSE_NONE)
 		return false;
-	if (out->root == NULL)
-	{
-		appendStringInfoString(out->sql, "true");
-		appendStringInfoString(out->key_bounds, "true");
-		out->keys_only = true;
-		out->dense = true;		/* every row matches */
-		return true;
-	}
-	out->root = to_nnf(out->root, false);
-	emit(out, out->sql, out->root);
-	out->keys_only = keys_only(out->root);
-	describe_conjuncts(out);
+	if (out->root != NULL)
+		out->root = to_nnf(out->root, false);
+	emit_filter(out);
 	return true;
 }

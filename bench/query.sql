@@ -9,7 +9,7 @@
 \set QUIET on
 SET jit = off;
 
-SELECT tablestore.create_table('BenchQ') \gset
+SELECT tablestore.create_table('BenchQ', '{"indexingMode":"none"}') \gset
 CREATE TABLE rawq (pk text, rk text, doc jsonb, PRIMARY KEY (pk, rk));
 CREATE TEMP TABLE src AS
 SELECT 'p' || lpad((i % 1000)::text, 4, '0') AS pk, lpad(i::text, 8, '0') AS rk,

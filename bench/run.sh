@@ -23,6 +23,20 @@
 #   scale     the same operations at 100 000, 1 000 000 and 10 000 000 entities (SCALE_SIZES), each
 #             table built with one COPY: p50 of point read, insert, range query and page, the
 #             filtered scan's time and slope, and the backend's private memory     (bench/scale/)
+#   index     automatic indexing on 1 000 000 entities (INDEX_N): six selective filters (equality,
+#             range, String, Double, and, or; bench/index/filters.tsv) as a count and a first page
+#             with the default policy against indexingMode none and a raw jsonb table with its best
+#             indexes, their first pages through the SDK from tablestore-gateway and Azurite
+#             (INDEX_AZ_N entities, default INDEX_N), and inserts, merges, replaces and 100-entity
+#             batches at 1 and 8 clients against none, with WAL per entity and the index's size;
+#             about 20 minutes on 2 cores                                          (bench/index/)
+#   index_scale  the selective page with the default policy at 100 000, 1 000 000 and 10 000 000
+#             entities (INDEX_SCALE_SIZES): its growth, the index's build time and size; about
+#             25 minutes and 8 GB of disk for the three sizes                     (bench/index/)
+#
+# The earlier workloads (single, query, batch, compare, scale) create their tables with
+# indexingMode none, so that they measure what they measured before automatic indexing (their raw
+# baselines index no document either); index and index_scale measure the default policy.
 #
 # Without workload names it runs codec and compare (at most 15 minutes on 2 cores); single,
 # query and batch are the earlier, more detailed ts-versus-raw runs, each run by name.
@@ -37,13 +51,13 @@ source "$BENCH_DIR/../scripts/lib.sh"
 QUICK=0
 SETUP=1
 WORKLOADS=()
-ALL_WORKLOADS=(codec single query batch compare gateway_memory scale scaleout)
+ALL_WORKLOADS=(codec single query batch compare gateway_memory scale scaleout index index_scale)
 DEFAULT_WORKLOADS=(codec compare)
 for a in "$@"; do
 	case "$a" in
 		--quick) QUICK=1 ;;
 		--no-setup) SETUP=0 ;;
-		-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+		-h|--help) sed -n '2,46p' "$0"; exit 0 ;;
 		-*) ts_die "unknown option $a" ;;
 		*) WORKLOADS+=("$a") ;;
 	esac
@@ -400,6 +414,10 @@ workload_compare() {
 	ts_log "compare: Azurite $(node -p "require('$TS_NODE_DIR/node_modules/azurite/package.json').version") on port $AZURITE_PORT, tablestore-gateway on port $GW_PORT; loading $AZ_N entities into each through the SDK"
 	node "$PEERS/sdk_driver.mjs" load "$AZURITE_PORT" "$AZ_N" "$AZ_VICTIMS" || ts_die "loading Azurite failed"
 	node "$PEERS/sdk_driver.mjs" load "$GW_PORT" "$AZ_N" "$AZ_VICTIMS" || ts_die "loading the gateway failed"
+	# the tables the SDK created have the default policy: indexingMode none, as on the SQL side
+	psql -X -q -v ON_ERROR_STOP=1 -d "$GW_DB" -c "SELECT count(tablestore.set_indexing_policy(t, '{\"indexingMode\":\"none\"}'))
+		FROM unnest(ARRAY['main', 'writes', 'victims']) t" >/dev/null
+	for t in main writes victims; do psql -X -q -d "$GW_DB" -c "CALL tablestore.wait_for_indexing('$t')"; done
 	CMP_DB=$(bench_db compare)
 	ts_log "compare: loading $CMP_N entities into tablestore and into the raw table ($((SECONDS - started)) s so far)"
 	psql -X -q -v ON_ERROR_STOP=1 -d "$CMP_DB" -v n="$CMP_N" -v victims="$CMP_VICTIMS" -f "$BENCH_DIR/compare/setup.sql"
@@ -509,7 +527,7 @@ workload_scale() {
 	for n in $sizes; do
 		t="s$n"
 		ts_log "scale: $n entities: one COPY ($((SECONDS - started)) s so far)"
-		psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "SELECT tablestore.create_table('$t')" >/dev/null
+		psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "SELECT tablestore.create_table('$t', '{\"indexingMode\":\"none\"}')" >/dev/null
 		local load=$SECONDS
 		perl "$BENCH_DIR/scale/entities.pl" "$n" |
 			psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "COPY tablestore_data.$t (partition_key, row_key, properties) FROM STDIN"
@@ -697,6 +715,263 @@ compare_report() {
 	node "$PEERS/plot.mjs" "$OUT/compare.plot" "$OUT/compare.png" "TABLESTORE RATIOS, $(date -u +%Y-%m-%d), $(nproc) CORES"
 	cat "$OUT/compare.md"
 	if [ $QUICK -eq 0 ]; then cp "$OUT/compare.png" "$BENCH_DIR/compare.png"; fi
+}
+
+# ---------- index: automatic indexing (issue 26) ----------
+
+# lat_ms DB SCRIPT PGBENCH-RUN-OPTIONS...: the median latency (ms) of one client running SCRIPT.
+lat_ms() {
+	local db=$1 script=$2 logs="$OUT/latlog"
+	shift 2
+	rm -f "$logs".*
+	pgbench -n -M prepared -c 1 "$@" -l --log-prefix="$logs" -f "$script" "$db" >"$OUT/lat.out" 2>&1 &&
+		! grep -qE 'aborted|error' "$OUT/lat.out" || { tail -5 "$OUT/lat.out" >&2; ts_die "pgbench failed for $script"; }
+	cat "$logs".* | awk '{ print $3 / 1000 }' | sort -n | awk '{ a[NR] = $1 } END { printf "%.3f", a[int((NR + 1) / 2)] }'
+	rm -f "$logs".*
+}
+
+# index_load DB TABLE N POLICY: a tablestore table of the N entities of bench/index/entities.pl,
+# loaded by COPY under indexingMode none; with POLICY consistent its entity index is then built
+# the way a policy change builds it (set_indexing_policy, online). Prints the build's seconds.
+index_load() {
+	local db=$1 t=$2 n=$3 policy=$4 started
+	psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "SELECT tablestore.create_table('$t', '{\"indexingMode\":\"none\"}')" >/dev/null
+	perl "$BENCH_DIR/index/entities.pl" "$n" |
+		psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "COPY tablestore_data.$t (partition_key, row_key, properties) FROM STDIN"
+	started=$(date +%s.%N)
+	if [ "$policy" = consistent ]; then
+		psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "SELECT tablestore.set_indexing_policy('$t', '{\"indexingMode\":\"consistent\"}')" \
+			-c "CALL tablestore.wait_for_indexing('$t', '2 hours')" >/dev/null
+	fi
+	perl -e 'printf "%.1f", $ARGV[1] - $ARGV[0]' "$started" "$(date +%s.%N)"
+	psql -X -q -d "$db" -c "VACUUM ANALYZE tablestore_data.$t"
+}
+
+# "(machine loaded: ...)" when the load average is above the cores: the lead's figures come from a quiet machine
+load_note() {
+	awk -v c="$(nproc)" '{ if ($1 > c) printf "**Machine loaded** (load average %s %s %s on %d cores): ratios only, rerun on a quiet machine.", $1, $2, $3, c;
+		else printf "Load average %s %s %s on %d cores.", $1, $2, $3, c }' /proc/loadavg
+}
+
+workload_index() {
+	local n=${INDEX_N:-1000000} secs=3 scans=3 rounds=3 wsecs=5 azrounds=3 started=$SECONDS db build nobuild
+	[ $QUICK -eq 1 ] && n=20000 secs=1 scans=1 rounds=1 wsecs=1 azrounds=1
+	local azn=${INDEX_AZ_N:-$n}
+	db=$(bench_db index)
+	ts_log "index: loading $n entities three times: the default policy, indexingMode none, a raw jsonb table"
+	build=$(index_load "$db" idx "$n" consistent)
+	nobuild=$(index_load "$db" noidx "$n" none)
+	psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "CREATE TABLE raw (pk text COLLATE \"C\", rk text COLLATE \"C\", ts timestamptz, etag text, doc jsonb, PRIMARY KEY (pk, rk))"
+	perl "$BENCH_DIR/index/entities.pl" "$n" raw | psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "COPY raw FROM STDIN"
+	psql -X -q -v ON_ERROR_STOP=1 -d "$db" -v n="$n" -f "$BENCH_DIR/index/setup.sql" >/dev/null
+	# steady state: the tables and indexes in shared buffers, as on a server that has been serving them
+	psql -X -q -d "$db" -c "CREATE EXTENSION pg_prewarm" -c "SELECT pg_prewarm(c) FROM (SELECT c::regclass FROM unnest(ARRAY['tablestore_data.idx', 'tablestore_data.noidx', 'raw']) c
+		UNION ALL SELECT indexrelid::regclass FROM pg_index WHERE indrelid IN ('tablestore_data.idx'::regclass, 'tablestore_data.noidx'::regclass, 'raw'::regclass)) r" \
+		>/dev/null
+	psql -X -At -F$'\t' -d "$db" -c "SELECT
+		pg_relation_size('tablestore_data.idx'), (SELECT sum(pg_relation_size(indexrelid)) FROM pg_index i WHERE indrelid = 'tablestore_data.idx'::regclass
+			AND indexrelid <> 'tablestore_data.idx_pkey'::regclass), pg_relation_size('raw'), pg_relation_size('raw_doc') + pg_relation_size('raw_rank')" \
+		>"$OUT/index_sizes.tsv"
+	: >"$OUT/index_q.tsv"
+	: >"$OUT/index_matches.tsv"
+	# the filters: count and first page, on each side
+	local name filter raw_where side mode script t cnt ref
+	while IFS=$'\t' read -r name filter raw_where; do
+		case $name in \#* | '') continue ;; esac
+		local q=${filter//\'/\'\'}
+		for side in idx noidx raw; do
+			for mode in count page; do
+				script="$OUT/ix_${side}_${mode}_$name.sql"
+				case $side:$mode in
+					raw:count) echo "SELECT count(*) FROM (SELECT pk, rk, ts, etag, doc FROM raw WHERE $raw_where ORDER BY pk, rk OFFSET 0) s;" >"$script" ;;
+					raw:page) echo "SELECT jsonb_build_object('value', coalesce(jsonb_agg(jsonb_build_object('odata.etag', etag, 'PartitionKey', pk, 'RowKey', rk, 'Timestamp', ts) || doc ORDER BY pk, rk) FILTER (WHERE n <= 1000), '[]'),
+	'NextPartitionKey', max(pk) FILTER (WHERE n > 1000), 'NextRowKey', max(rk) FILTER (WHERE n > 1000))
+FROM (SELECT pk, rk, ts, etag, doc, row_number() OVER (ORDER BY pk, rk) n FROM (SELECT * FROM raw WHERE $raw_where ORDER BY pk, rk LIMIT 1001) l) s;" >"$script" ;;
+					*:count) echo "SELECT count(*) FROM tablestore.query_entities('$side', '$q');" >"$script" ;;
+					*:page) echo "SELECT tablestore.query_page('$side', '$q', NULL, 1000);" >"$script" ;;
+				esac
+				if [ $side = noidx ]; then t=$(lat_ms "$db" "$script" -t "$scans"); else t=$(lat_ms "$db" "$script" -T "$secs"); fi
+				printf '%s\t%s\t%s\t%s\n' "$name" "$mode" "$side" "$t" >>"$OUT/index_q.tsv"
+				printf '  %-9s %-5s %-6s p50 %10.3f ms\n' "$name" "$mode" "$side" "$t"
+			done
+			# every side answers the same number of entities
+			case $side in
+				raw) cnt=$(psql -X -At -d "$db" -c "SELECT count(*) FROM raw WHERE $raw_where") ;;
+				*) cnt=$(psql -X -At -d "$db" -c "SELECT count(*) FROM tablestore.query_entities('$side', '$q')") ;;
+			esac
+			[ $side = idx ] && ref=$cnt
+			[ "$cnt" = "$ref" ] || ts_die "index: $name matches $cnt entities on $side, $ref on idx"
+		done
+		printf '%s\t%s\n' "$name" "$ref" >>"$OUT/index_matches.tsv"
+	done <"$BENCH_DIR/index/filters.tsv"
+
+	# through the SDK: tablestore-gateway serving this database, and Azurite with the same entities
+	peers_setup
+	azurite_start
+	GW_PORT=$(ts_free_port)
+	"$TS_ROOT/src/gateway/tablestore-gateway" --port "$GW_PORT" --pool 4 --log quiet \
+		--dsn "host=$PGHOST port=$PGPORT user=${PGUSER:-postgres} dbname=$db" >"$OUT/gateway.log" 2>&1 &
+	GW_PID=$!
+	for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$GW_PORT") 2>/dev/null && break; sleep 0.1; done
+	ts_log "index: loading $azn entities into Azurite through the SDK ($((SECONDS - started)) s so far)"
+	local azload=$SECONDS
+	node "$BENCH_DIR/index/sdk_filters.mjs" load "$AZURITE_PORT" idx "$azn" || ts_die "loading Azurite failed"
+	azload=$((SECONDS - azload))
+	node "$BENCH_DIR/index/sdk_filters.mjs" pages "$GW_PORT" idx "$((azrounds * 3))" "$BENCH_DIR/index/filters.tsv" >"$OUT/index_gw.json" ||
+		ts_die "the SDK pages through the gateway failed"
+	node "$BENCH_DIR/index/sdk_filters.mjs" pages "$AZURITE_PORT" idx "$azrounds" "$BENCH_DIR/index/filters.tsv" >"$OUT/index_az.json" ||
+		ts_die "the SDK pages from Azurite failed"
+	cat "$OUT/index_gw.json" "$OUT/index_az.json" | sed 's/^/  /'
+	azurite_stop
+	gateway_stop
+
+	# writes: the default policy against indexingMode none, alternating, with the WAL each writes
+	local w c r tps wal0 wal1 txs order
+	printf '%s\n' "SELECT tablestore.insert_entity('idxwrites', ix_entity('w' || :client_id, 'n' || s, s, $n)) FROM nextval('ix_seq') s;" >"$OUT/ixw_idx_insert.sql"
+	printf '%s\n' "SELECT tablestore.insert_entity('noidxwrites', ix_entity('w' || :client_id, 'n' || s, s, $n)) FROM nextval('nx_seq') s;" >"$OUT/ixw_noidx_insert.sql"
+	for side in idx noidx; do
+		printf '%s\n' '\set i random(0, :n - 1)' '\set v random(0, 999999)' \
+			"SELECT tablestore.merge_entity('$side', format('{\"PartitionKey\":\"%s\",\"RowKey\":\"%s\",\"Score\":%s.5}', ix_pk(:i), ix_rk(:i), :v::int)::tablestore.entity);" \
+			>"$OUT/ixw_${side}_merge.sql"
+		printf '%s\n' '\set i random(0, :n - 1)' \
+			"SELECT tablestore.update_entity('$side', ix_entity(ix_pk(:i), ix_rk(:i), :i, :n));" >"$OUT/ixw_${side}_replace.sql"
+		printf '%s\n' '\set b random(1, 9000000000)' \
+			"SELECT tablestore.execute_batch('${side}writes', (SELECT '[' || string_agg(format('{\"op\":\"insert\",\"entity\":{\"PartitionKey\":\"b%s\",\"RowKey\":\"%s\",%s}}', :b::bigint, lpad(k::text, 3, '0'), ix_members(:b::bigint * 100 + k, :n)), ',') || ']' FROM generate_series(0, 99) k));" \
+			>"$OUT/ixw_${side}_batch.sql"
+	done
+	: >"$OUT/index_w.tsv"
+	for w in insert merge replace batch; do
+		for c in 1 8; do
+			for r in $(seq "$rounds"); do
+				if [ $((r % 2)) -eq 1 ]; then order="idx noidx"; else order="noidx idx"; fi
+				for side in $order; do
+					wal0=$(psql -X -At -d "$db" -c "SELECT pg_current_wal_insert_lsn()")
+					out=$(pgbench -n -M prepared -c "$c" -j "$c" -T "$wsecs" -D n="$n" -f "$OUT/ixw_${side}_$w.sql" "$db" 2>&1) || true
+					wal1=$(psql -X -At -d "$db" -c "SELECT pg_current_wal_insert_lsn()")
+					tps=$(printf '%s\n' "$out" | sed -nE 's/^tps = ([0-9.]+).*/\1/p' | head -1)
+					txs=$(printf '%s\n' "$out" | sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p')
+					[ -n "$tps" ] && ! printf '%s\n' "$out" | grep -q aborted || { printf '%s\n' "$out" | tail -5 >&2; ts_die "pgbench failed for $side $w"; }
+					local per=1; [ $w = batch ] && per=100
+					printf '%s\t%s\t%s\t%s\t%s\n' "$w" "$c" "$side" "$(perl -e 'printf "%.0f", $ARGV[0] * $ARGV[1]' "$tps" "$per")" \
+						"$(psql -X -At -d "$db" -c "SELECT round(pg_wal_lsn_diff('$wal1', '$wal0') / greatest($txs * $per, 1))")" >>"$OUT/index_w.tsv"
+					tail -1 "$OUT/index_w.tsv" | awk -F'\t' '{ printf "  %-7s clients=%s %-5s %10.0f entities/s  %6.0f WAL bytes/entity\n", $1, $2, $3, $4, $5 }'
+				done
+			done
+			psql -X -q -d "$db" -c "VACUUM tablestore_data.idx, tablestore_data.noidx" >/dev/null
+		done
+	done
+	psql -X -q -c "DROP DATABASE $db"
+
+	MACHINE="$(machine_line) $(load_note)" N=$n AZN=$azn BUILD=$build AZLOAD=$azload TOOK=$((SECONDS - started)) \
+		FILTERS="$BENCH_DIR/index/filters.tsv" perl -e '
+		my ($q, $w, $gw, $az, $sizes, $matches) = @ARGV;
+		sub med { my @a = sort { $a <=> $b } @_; my $n = @a; $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2 }
+		my (%lat, @names, %seen);
+		open my $f, "<", $q or die; while (<$f>) { chomp; my ($n, $m, $s, $t) = split /\t/; $lat{$n}{$m}{$s} = $t; push @names, $n unless $seen{$n}++; }
+		my %cnt; open $f, "<", $matches or die; while (<$f>) { chomp; my ($n, $c) = split /\t/; $cnt{$n} = $c; }
+		my (%sdk, %sdkn); for my $pair ([$gw, "gateway"], [$az, "azurite"]) { open $f, "<", $pair->[0] or die;
+			while (<$f>) { my ($n) = /"name":"([^"]+)"/; my ($p) = /"p50_ms":([0-9.eE+-]+)/; my ($e) = /"entities":(\d+)/;
+				$sdk{$n}{$pair->[1]} = $p; $sdkn{$n}{$pair->[1]} = $e; } }
+		open $f, "<", $sizes or die; my ($heap, $gin, $rheap, $rgin) = split /\t/, scalar <$f>;
+		my @miss;
+		print "## Automatic indexing: selective filters and writes, the default policy against indexingMode none\n\n";
+		print "$ENV{MACHINE}\n\n";
+		printf "%d entities (bench/index/entities.pl) in three tables: tablestore with the default policy (every property in the\n", $ENV{N};
+		print "entity index, built online by set_indexing_policy after the load in $ENV{BUILD} s), tablestore with indexingMode none, and a raw\n";
+		print "`(pk, rk, ts, etag, doc jsonb)` table with its own best indexes (GIN jsonb_path_ops for `@>`, a B-tree on `(doc->>\x27Rank\x27)::int`).\n";
+		print "Latencies are p50 of one client (pgbench -M prepared); a count is `count(*)` over `query_entities` (raw: over the rows\n";
+		print "selected in key order, as query_entities returns them), a first page is `query_page` with `\$top` 1000 (raw: the same body\n";
+		print "built with jsonb_build_object). Through the\n";
+		printf "SDK: `\@azure/data-tables` reading the first page from tablestore-gateway (serving the same table) and from Azurite (in\n";
+		printf "memory, %d entities loaded through the SDK in %d s). This workload took %d s.\n\n", $ENV{AZN}, $ENV{AZLOAD}, $ENV{TOOK};
+		printf "Azurite held %d entities, not %d (INDEX_AZ_N): it reads every entity for a page, so its time grows with its size and\n"
+			. "its ratios here understate those at %d entities; a ratio is n/a where its matches differ.\n\n", $ENV{AZN}, $ENV{N}, $ENV{N}
+			if $ENV{AZN} != $ENV{N};
+		print "| filter | matches | count ms: index / none / raw | page ms: index / none / raw | none / index, count (≥ 20) | none / index, page (≥ 20) | raw / index, count (≥ 1.0) | raw / index, page (≥ 1.0) | SDK page ms: gateway / Azurite | Azurite / gateway (≥ 50) | Azurite / SQL page |\n";
+		print "|---|---|---|---|---|---|---|---|---|---|---|\n";
+		for my $n (@names) {
+			my ($c, $p, $s) = ($lat{$n}{count}, $lat{$n}{page}, $sdk{$n});
+			my @r = ($c->{noidx} / $c->{idx}, $p->{noidx} / $p->{idx}, $c->{raw} / $c->{idx}, $p->{raw} / $p->{idx},
+				$s->{azurite} / $s->{gateway}, $s->{azurite} / $p->{idx});
+			push @miss, "$n count vs none" if $r[0] < 20; push @miss, "$n page vs none" if $r[1] < 20;
+			push @miss, "$n count vs raw" if $r[2] < 1.0; push @miss, "$n page vs raw" if $r[3] < 1.0;
+			my $same = $sdkn{$n}{gateway} == $sdkn{$n}{azurite};
+			push @miss, "$n Azurite" if $same && $r[4] < 50;
+			printf "| `%s` | %d | %.3f / %.1f / %.3f | %.3f / %.1f / %.3f | %.0f | %.0f | %.2f | %.2f | %.2f / %.1f | %s | %s |\n",
+				$n, $cnt{$n}, $c->{idx}, $c->{noidx}, $c->{raw}, $p->{idx}, $p->{noidx}, $p->{raw}, @r[0 .. 3], $s->{gateway}, $s->{azurite},
+				$same ? sprintf("%.0f", $r[4]) : "n/a", $same ? sprintf("%.0f", $r[5]) : "n/a";
+		}
+		printf "\nFilters: %s.\n", join("; ", map { chomp; my @f = split /\t/; "$f[0] `$f[1]` (raw: `$f[2]`)" }
+			grep { !/^#/ && /\S/ } do { local @ARGV = ($ENV{FILTERS}); <> });
+		my (%v);
+		open $f, "<", $w or die; while (<$f>) { chomp; my ($wk, $c, $s, $e, $wal) = split /\t/; push @{$v{"$wk\t$c"}{$s}}, $e; push @{$v{"$wk\t$c"}{"wal$s"}}, $wal; }
+		print "\n### Writes with every property indexed, against indexingMode none\n\n";
+		print "pgbench -M prepared, alternating rounds, medians; entities per second (a batch counts its 100), and the WAL written per entity.\n\n";
+		print "| write | clients | index ent/s | none ent/s | index / none (≥ 0.7) | WAL bytes/entity: index / none | write amplification (WAL) |\n|---|---|---|---|---|---|---|\n";
+		for my $k (map { my $w = $_; map { "$w\t$_" } (1, 8) } qw(insert merge replace batch)) {
+			next unless $v{$k};
+			my ($wk, $c) = split /\t/, $k;
+			my ($i, $o, $wi, $wo) = (med(@{$v{$k}{idx}}), med(@{$v{$k}{noidx}}), med(@{$v{$k}{walidx}}), med(@{$v{$k}{walnoidx}}));
+			my $r = $o ? $i / $o : 0;
+			push @miss, "$wk at $c" if $r < 0.7;
+			printf "| %s | %d | %.0f | %.0f | %.2f | %.0f / %.0f | %.1f× |\n", $wk, $c, $i, $o, $r, $wi, $wo, $wo ? $wi / $wo : 0;
+		}
+		printf "\nSize: the table %.0f bytes per entity; **the entity index %.0f bytes per entity** (%.0f%% of the table); the raw table %.0f and its two indexes %.0f bytes per entity.\n",
+			$heap / $ENV{N}, $gin / $ENV{N}, 100 * $gin / $heap, $rheap / $ENV{N}, $rgin / $ENV{N};
+		printf "\n%s\n", @miss ? "Targets missed: " . join(", ", @miss) . "." : "Every target met.";
+	' "$OUT/index_q.tsv" "$OUT/index_w.tsv" "$OUT/index_gw.json" "$OUT/index_az.json" "$OUT/index_sizes.tsv" "$OUT/index_matches.tsv" \
+		>"$OUT/index.md" || ts_die "index: the report failed"
+	cat "$OUT/index.md"
+}
+
+# The selective page against the table's size: one table per size (INDEX_SCALE_SIZES), loaded by
+# COPY and indexed by set_indexing_policy; the p50 of two selective first pages that match the
+# same entities at every size, the index's build time and size per entity.
+workload_index_scale() {
+	local sizes=${INDEX_SCALE_SIZES:-100000 1000000 10000000} secs=5 db n t build started=$SECONDS
+	[ $QUICK -eq 1 ] && sizes="2000 20000" secs=1
+	db=$(bench_db index_scale)
+	psql -X -q -d "$db" -c "CREATE EXTENSION pg_prewarm" >/dev/null
+	printf '%s\n' "SELECT tablestore.query_page(:t, 'Group eq 7', NULL, 1000);" >"$OUT/ixs_group.sql"
+	printf '%s\n' "SELECT tablestore.query_page(:t, 'Email eq ''c777@contoso.com''', NULL, 1000);" >"$OUT/ixs_email.sql"
+	printf '%s\n' "SELECT count(*) FROM tablestore.query_entities(:t, 'Group eq 7 or Email eq ''c777@contoso.com''');" >"$OUT/ixs_count.sql"
+	: >"$OUT/index_scale.tsv"
+	for n in $sizes; do
+		t="s$n"
+		ts_log "index_scale: $n entities ($((SECONDS - started)) s so far)"
+		build=$(index_load "$db" "$t" "$n" consistent)
+		psql -X -q -d "$db" -c "SELECT pg_prewarm(c) FROM (SELECT 'tablestore_data.$t'::regclass AS c UNION ALL
+			SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'tablestore_data.$t'::regclass) r" >/dev/null
+		local g e c size
+		g=$(lat_ms "$db" "$OUT/ixs_group.sql" -T "$secs" -D t="$t")
+		e=$(lat_ms "$db" "$OUT/ixs_email.sql" -T "$secs" -D t="$t")
+		c=$(lat_ms "$db" "$OUT/ixs_count.sql" -T "$secs" -D t="$t")
+		size=$(psql -X -At -d "$db" -c "SELECT sum(pg_relation_size(indexrelid)) FROM pg_index WHERE indrelid = 'tablestore_data.$t'::regclass
+			AND indexrelid <> 'tablestore_data.${t}_pkey'::regclass")
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$build" "$g" "$e" "$c" "$size" >>"$OUT/index_scale.tsv"
+		printf '  %10d entities: index built in %s s, %s bytes/entity; p50 ms: page Group eq 7 %s, page Email eq %s, count %s\n' \
+			"$n" "$build" "$((size / n))" "$g" "$e" "$c"
+		psql -X -q -d "$db" -c "SELECT tablestore.drop_table('$t')" >/dev/null
+	done
+	psql -X -q -c "DROP DATABASE $db"
+	MACHINE="$(machine_line) $(load_note)" TOOK=$((SECONDS - started)) perl -e '
+		my @r = map { chomp; [split /\t/] } <>;
+		print "## Automatic indexing against the table\x27s size\n\n$ENV{MACHINE} This workload took $ENV{TOOK} s.\n\n";
+		print "One table per size (bench/index/entities.pl, COPY, then the entity index built by set_indexing_policy), steady state (prewarmed);\n";
+		print "p50 of one client of two selective first pages (`Group eq 7`: 100 entities at every size; `Email eq \x27c777\@contoso.com\x27`: one) and of\n";
+		print "a count of their `or`. Growth = the figure at this size / the figure at the smallest (target for the selective pages: ≤ 1.5).\n\n";
+		print "| entities | index build s | index bytes/entity | page Group eq 7 ms | page Email eq ms | count ms | growth: page Group | page Email | count |\n|---|---|---|---|---|---|---|---|---|\n";
+		my $b = $r[0];
+		my $worst = 0;
+		for my $x (@r) {
+			my @g = map { $b->[$_] > 0 ? $x->[$_] / $b->[$_] : 0 } 2 .. 4;
+			$worst = $g[0] > $worst ? $g[0] : $worst;
+			$worst = $g[1] > $worst ? $g[1] : $worst;
+			printf "| %d | %s | %.0f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f |\n", $x->[0], $x->[1], $x->[5] / $x->[0], @$x[2 .. 4], @g;
+		}
+		printf "\nLargest growth of a selective page: %.2f (target ≤ 1.5: %s).\n", $worst, $worst <= 1.5 ? "met" : "MISSED";
+	' "$OUT/index_scale.tsv" >"$OUT/index_scale.md"
+	cat "$OUT/index_scale.md"
 }
 
 if [ $SETUP -eq 1 ]; then

@@ -88,13 +88,14 @@ run_regress() {
 # Every pgTAP file runs twice: with the direct single-entity path (the default) and with
 # tablestore.fast_path = off, where every operation runs its prepared SQL statement.
 run_pgtap() {
-	local f mode
+	local f mode status
 	ts_log "pgTAP (make installcheck-pgtap), with tablestore.fast_path on and off"
 	for f in "$TS_ROOT"/test/pgtap/*.sql; do
 		for mode in on off; do
 			PGOPTIONS="-c tablestore.fast_path=$mode" make -C "$TS_ROOT" -s installcheck-pgtap \
 				PGTAP_TESTS="test/pgtap/$(basename "$f")" PG_CONFIG="$TS_PG_CONFIG"
-			record "pgtap/$(basename "$f" .sql) (fast_path=$mode)" $?
+			status=$?	# before any $(...) in record's arguments, which would reset $?
+			record "pgtap/$(basename "$f" .sql) (fast_path=$mode)" $status
 		done
 	done
 }

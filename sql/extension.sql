@@ -11,11 +11,13 @@ LANGUAGE sql AS $$
 			   WHEN 'pg_proc'::regclass THEN (SELECT CASE WHEN p.prokind = 'a' THEN p.prosrc ELSE pg_get_functiondef(p.oid) END
 											  FROM pg_proc p WHERE p.oid = d.objid)
 			   WHEN 'pg_type'::regclass THEN (SELECT concat_ws(' ', t.typtype, t.typinput, t.typoutput, t.typreceive, t.typsend,
-															  t.typlen, t.typalign, t.typstorage, t.typrelid::regclass)
+															  t.typanalyze, t.typlen, t.typalign, t.typstorage, t.typrelid::regclass)
 											  FROM pg_type t WHERE t.oid = d.objid)
 			   WHEN 'pg_class'::regclass THEN (SELECT concat_ws(' ', c.relkind, c.relrowsecurity,
-															   (SELECT string_agg(format('%s %s %s', a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull), ', ' ORDER BY a.attnum)
-																FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
+															   (SELECT string_agg(format('%s %s %s %s', a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+																						 pg_get_expr(ad.adbin, ad.adrelid)), ', ' ORDER BY a.attnum)
+																FROM pg_attribute a LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+																WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
 															   (SELECT string_agg(pg_get_constraintdef(k.oid), ', ' ORDER BY k.conname) FROM pg_constraint k WHERE k.conrelid = c.oid))
 											   FROM pg_class c WHERE c.oid = d.objid)
 			   WHEN 'pg_operator'::regclass THEN (SELECT concat_ws(' ', o.oprcode, o.oprcom::regoperator, o.oprnegate::regoperator, o.oprrest, o.oprjoin, o.oprcanhash, o.oprcanmerge)
@@ -66,6 +68,30 @@ SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
 SELECT * FROM pg_temp.upgrade_differences('0.2.0');
 SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
 SELECT count(*) AS compared_objects FROM fresh;
+-- a table of 0.2.0 through the update (an ordinary one, also where new tables
+-- are distributed: a node runs the current version)
+DROP EXTENSION tablestore CASCADE;
+CREATE EXTENSION tablestore VERSION '0.2.0';
+SET tablestore.distribute_new_tables = '';
+SELECT tablestore.create_table('Legacy');
+SELECT count(tablestore.insert_entity('Legacy', format('{"PartitionKey":"p","RowKey":"%s","Age":%s}', i, i)::tablestore.entity))
+FROM generate_series(1, 50) i;
+ALTER EXTENSION tablestore UPDATE;
+SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
+-- a table of 0.2.0 indexes nothing until its policy is set (the update builds no index); a new table
+-- indexes every property
+SELECT tablestore.get_indexing_policy('Legacy');
+SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'tablestore_data.legacy'::regclass ORDER BY 1;
+SELECT tablestore.query_sql('Legacy', 'Age gt 45');
+SELECT tablestore.create_table('Fresh');
+SELECT tablestore.get_indexing_policy('Fresh') ->> 'indexingMode' AS fresh_mode;
+SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'tablestore_data.fresh'::regclass ORDER BY 1;
+SELECT tablestore.set_indexing_policy('Legacy', '{"indexingMode":"consistent"}') ->> 'indexingMode' AS legacy_mode;
+CALL tablestore.wait_for_indexing('Legacy');
+SELECT indexrelid::regclass, indisvalid FROM pg_index WHERE indrelid = 'tablestore_data.legacy'::regclass ORDER BY 1;
+SELECT tablestore.query_sql('Legacy', 'Age gt 45');
+SELECT string_agg(row_key, ',' ORDER BY row_key) FROM tablestore.query_entities('Legacy', 'Age gt 45');
+RESET tablestore.distribute_new_tables;
 -- back to a fresh install for the files that follow
 DROP EXTENSION tablestore CASCADE;
 CREATE EXTENSION tablestore;

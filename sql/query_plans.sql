@@ -1,9 +1,10 @@
 -- query_plans: the plans of the statements queries run (tablestore.query_sql gives the exact
 -- statement): point queries are primary-key lookups on both keys, ranges are one index range
 -- scan, $top over a partition is a Limit over an index scan without a Sort, a continuation is an
--- index condition, and a filter on a numeric property uses an expression index on its filter key.
+-- index condition, and a filter on a numeric property uses an expression index on its filter key
+-- (under indexingMode none: the entity index's plans are in sql/indexing.sql).
 SET search_path = tablestore, public;
-SELECT create_table('Plans');
+SELECT create_table('Plans', '{"indexingMode":"none"}');
 INSERT INTO tablestore_data.plans (partition_key, row_key, properties)
 SELECT 'p' || lpad((i % 50)::text, 2, '0'), lpad(i::text, 6, '0'), format('{"Age":%s,"Name":"n%s"}', i % 90, i)::entity
 FROM generate_series(1, 30000) i;

@@ -30,6 +30,7 @@
 #include "entity_dml.h"
 #include "etag.h"
 #include "fast_path.h"
+#include "entity_index.h"
 #include "key_scope.h"
 #include "entity_sql.h"
 #include "ts_support.h"
@@ -391,17 +392,22 @@ first_failing_in_request_order(const TsTable *t, BatchOp *ops, int n, int fallba
 /*
  * Whether a write to the table can fail only by the entity rules, which the parser checked for
  * every operation but a merge (the merged entity may pass 252 properties or 1 MiB): no trigger but
- * the stamp (a foreign key is one), no CHECK constraint, no index but the primary key, no row
- * level security.
+ * the stamp (a foreign key is one), no CHECK constraint, no index but the primary key and the
+ * entity index (whose keys always fit), no row level security.
  */
 static bool
 writes_fail_by_entity_rules_only(const TsTable *t)
 {
 	Relation	rel = table_open(t->relid, AccessShareLock);
 	List	   *indexes = RelationGetIndexList(rel);
-	bool		only = stamp_trigger_only(rel) && list_length(indexes) == 1 && !rel->rd_rel->relrowsecurity &&
-		(rel->rd_att->constr == NULL || rel->rd_att->constr->num_check == 0);
+	int			others = 0;
+	ListCell   *lc;
+	bool		only;
 
+	foreach(lc, indexes)
+		others += !ts_index_is_entity_index(lfirst_oid(lc));
+	only = stamp_trigger_only(rel) && others == 1 && !rel->rd_rel->relrowsecurity &&
+		(rel->rd_att->constr == NULL || rel->rd_att->constr->num_check == 0);
 	list_free(indexes);
 	table_close(rel, AccessShareLock);
 	return only;

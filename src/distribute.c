@@ -14,6 +14,7 @@
  * tablestore.distribute_new_tables and tablestore.shard_count.
  */
 #include "distribute.h"
+#include "entity_index.h"
 
 #include "access/htup_details.h"
 #include "access/relation.h"
@@ -151,6 +152,12 @@ servers_of(Oid relid)
 			servers = list_append_unique_oid(servers, GetForeignTable(pd->oids[i])->serverid);
 	relation_close(rel, NoLock);
 	return servers;
+}
+
+List *
+ts_table_servers(Oid relid)
+{
+	return get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE ? servers_of(relid) : NIL;
 }
 
 static const char *
@@ -304,6 +311,9 @@ distribute(const char *key, const Oid *servers, int nservers, int count)
 		args[2] = shards.data;
 		args[3] = version;
 		(void) ts_remote_query(servers[s], "SELECT tablestore.create_shards($1, $2::int, $3::int[], $4)", 4, args, false);
+		/* the table's indexing policy applies on every node (entity_index.h) */
+		args[1] = ts_index_policy_json(key);
+		(void) ts_remote_query(servers[s], "SELECT tablestore.set_indexing_policy($1, $2::jsonb)", 2, args, false);
 	}
 
 	/* here: the partitioned table over the nodes' shards, the rows moved into it */

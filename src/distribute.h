@@ -7,6 +7,8 @@
 
 #include "postgres.h"
 
+#include "nodes/pg_list.h"
+
 /* The schema of shard tables, on the coordinator (foreign tables) and on the nodes (tables). */
 #define TS_SHARD_SCHEMA "tablestore_shards"
 
@@ -20,5 +22,8 @@ extern void ts_distribute_new_table(const char *name);
  * parts on the nodes are dropped too (in the nodes' remote transactions).
  */
 extern void ts_drop_table_shards(const char *key, const char *name);
+
+/* The distinct servers of a coordinator's distributed table, in partition order (NIL for others). */
+extern List *ts_table_servers(Oid relid);
 
 #endif							/* DISTRIBUTE_H */

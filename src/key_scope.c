@@ -161,7 +161,7 @@ key_scope_translate(const KeyScope *ks, text *filter, OdFilter *f, int param_bas
 		appendStringInfo(&both, ") and (%s)", s.data);
 		s = both;
 	}
-	if (!odata_translate(s.data, s.len, ts_max_filter_comparisons + KEY_SCOPE_COMPARISONS, param_base,
-						 f->shippable ? ODATA_SHIPPABLE : 0, f, &err))
+	if (!odata_translate_indexed(s.data, s.len, ts_max_filter_comparisons + KEY_SCOPE_COMPARISONS, param_base,
+								 f->shippable ? ODATA_SHIPPABLE : 0, f->indexed, f, &err))
 		ts_raise(&err);
 }

@@ -9,6 +9,9 @@
 #include "query.h"
 #include "remote_call.h"
 
+#include "entity_index.h"
+#include "property_filter.h"
+
 #include "catalog/pg_type.h"
 #include "etag.h"
 #include "executor/spi.h"
@@ -39,13 +42,28 @@ ts_query_init(void)
 }
 
 void
-ts_query_translate(text *filter, OdFilter *f, int param_base, bool shippable)
+ts_query_translate(text *filter, OdFilter *f, int param_base, const TsTable *t)
 {
 	TsError		err = {0};
+	const IndexPolicy *indexed = t ? ts_index_policy_cached(t->relid, t->key) : NULL;
 
-	if (!odata_translate(filter ? VARDATA_ANY(filter) : "", filter ? VARSIZE_ANY_EXHDR(filter) : 0,
-						 ts_max_filter_comparisons, param_base, shippable ? ODATA_SHIPPABLE : 0, f, &err))
+	if (!odata_translate_indexed(filter ? VARDATA_ANY(filter) : "", filter ? VARSIZE_ANY_EXHDR(filter) : 0,
+								 ts_max_filter_comparisons, param_base, t && t->partitioned ? ODATA_SHIPPABLE : 0,
+								 indexed, f, &err))
 		ts_raise(&err);
+}
+
+void
+ts_query_inline(const OdFilter *f, OdFilter *out)
+{
+	odata_translate_again(f, INLINE_LITERALS, out);
+}
+
+int
+ts_query_cursor_options(const OdFilter *f, int options)
+{
+	/* a filter the entity index may serve: planned for its literals, whose selectivity decides */
+	return f->uses_index ? options | CURSOR_OPT_CUSTOM_PLAN : options;
 }
 
 void
@@ -102,6 +120,10 @@ ts_query_bind_params(const OdFilter *f, int base, Oid *types, Datum *values)
 					*v = PointerGetDatum(b);
 					break;
 				}
+			case PK_PROPERTY_FILTER:
+				*t = ts_property_filter_type_oid();
+				*v = PointerGetDatum(p->bytes);
+				break;
 		}
 	}
 }
@@ -218,7 +240,7 @@ inline_query_from_args(FunctionCallInfo fcinfo, const char *prefix, OdFilter *f,
 
 	ts_require_arg(fcinfo, 0, "tbl");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), &t);
-	ts_query_translate(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, INLINE_LITERALS, t.partitioned);
+	ts_query_translate(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, INLINE_LITERALS, &t);
 	top = ts_query_top(fcinfo, 2, true);
 	ts_query_check_continuation(fcinfo, 3);
 	initStringInfo(sql);
@@ -276,7 +298,7 @@ tablestore_odata_to_sql(PG_FUNCTION_ARGS)
 {
 	OdFilter	f;
 
-	ts_query_translate(PG_GETARG_TEXT_PP(0), &f, INLINE_LITERALS, false);
+	ts_query_translate(PG_GETARG_TEXT_PP(0), &f, INLINE_LITERALS, NULL);
 	PG_RETURN_TEXT_P(cstring_to_text(f.sql->data));
 }
 
@@ -377,7 +399,7 @@ ts_query_args(FunctionCallInfo fcinfo, int param_base, bool top_optional, TsTabl
 
 	ts_require_arg(fcinfo, 0, "tbl");
 	ts_table_resolve(PG_GETARG_TEXT_PP(0), t);
-	ts_query_translate(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, param_base, t->partitioned);
+	ts_query_translate(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1), f, param_base, t);
 	*sel = select_list_parse(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
 	top = ts_query_top(fcinfo, 3, top_optional);
 	/* a distributed table's one partition: the node that holds it answers the whole call */
@@ -434,6 +456,14 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 		}
 	}
 
+	/* a filter the entity index may serve: planned for its values, the plan kept for the same filter */
+	if (f.uses_index)
+	{
+		OdFilter	inl;
+
+		ts_query_inline(&f, &inl);
+		f = inl;
+	}
 	initStringInfo(&sql);
 	build_select(&sql, &t, &f, top, NULL, NULL);
 

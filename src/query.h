@@ -22,8 +22,21 @@ extern int	ts_query_time_budget_ms;	/* tablestore.query_time_budget */
 extern void ts_query_init(void);
 extern void ts_query_page_init(void);
 
-/* Translate a $filter (NULL: everything); param_base as for odata_translate. */
-extern void ts_query_translate(text *filter, OdFilter *f, int param_base, bool shippable);
+/*
+ * Translate a $filter (NULL: everything) for a table (NULL: none) by its indexing policy;
+ * param_base as for odata_translate.
+ */
+extern void ts_query_translate(text *filter, OdFilter *f, int param_base, const TsTable *t);
+
+/* The cursor options of a filter's statement: a custom plan when the entity index may serve it. */
+extern int	ts_query_cursor_options(const OdFilter *f, int options);
+
+/*
+ * The same filter with its literals written into the SQL (no parameters): a filter the entity
+ * index may serve is planned for its values, and such a plan is kept by the plan cache for the
+ * next query with the same filter.
+ */
+extern void ts_query_inline(const OdFilter *f, OdFilter *out);
 
 /*
  * The condition "(partition_key, row_key) >= (pk, rk)" (SQL expressions) into sql. On a

@@ -22,9 +22,15 @@
 #include "remote_call.h"
 #include "query_page.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "etag.h"
 #include "executor/spi.h"
+#include "nodes/plannodes.h"
+#include "catalog/pg_class.h"
+#include "utils/portal.h"
+#include "utils/syscache.h"
 #include "fast_path.h"
 #include "jsonb_sink.h"
 #include "plan_cache.h"
@@ -240,6 +246,125 @@ page_from_range(PageCollector *pc, const TsTable *t, const OdFilter *f, text *po
 						   collector_row, pc) == FAST_OK;
 }
 
+static bool
+is_gin_index(Oid index)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(index));
+	bool		gin;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	gin = ((Form_pg_class) GETSTRUCT(tup))->relam == GIN_AM_OID;
+	ReleaseSysCache(tup);
+	return gin;
+}
+
+/* Does the plan read the table through a GIN index (the entity index) into a bitmap? */
+static bool
+plan_uses_gin(Plan *plan)
+{
+	if (plan == NULL)
+		return false;
+	if (IsA(plan, BitmapIndexScan))
+		return is_gin_index(((BitmapIndexScan *) plan)->indexid);
+	if (IsA(plan, BitmapAnd) || IsA(plan, BitmapOr))
+	{
+		ListCell   *lc;
+		List	   *kids = IsA(plan, BitmapAnd) ? ((BitmapAnd *) plan)->bitmapplans : ((BitmapOr *) plan)->bitmapplans;
+
+		foreach(lc, kids)
+			if (plan_uses_gin(lfirst(lc)))
+				return true;
+		return false;
+	}
+	return plan_uses_gin(plan->lefttree) || plan_uses_gin(plan->righttree);
+}
+
+/*
+ * A page of a filter the entity index may serve, when the planner (planning for the filter's
+ * literals and $top) reads the matches from the index rather than walking the primary key: the
+ * matching rows from the index, sorted (top + 1 of them: the last is the continuation). Returns
+ * false, having read nothing, when the planner walks the primary key: the caller's walk then
+ * keeps the page's time budget.
+ */
+static bool
+page_from_index(PageCollector *pc, const TsTable *t, const OdFilter *f, text *pos_pk, text *pos_rk, Datum *args,
+				const char *nulls, const Oid *types, int nargs)
+{
+	StringInfoData sql;
+	SPIPlanPtr	plan;
+	ParamListInfo params = NULL;
+	Portal		portal;
+	ListCell   *lc;
+	bool		indexed = false;
+
+	if (!f->uses_index)
+		return false;
+	initStringInfo(&sql);
+	if (VARSIZE_ANY_EXHDR(pos_pk) == 0 && VARSIZE_ANY_EXHDR(pos_rk) == 0)
+	{
+		/* a first page: planned for its literals, and the plan kept for the next first page of the filter */
+		OdFilter	inl;
+
+		ts_query_inline(f, &inl);
+		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s " TS_KEY_ORDER " LIMIT %d", t->qualified,
+						 inl.sql->data, pc->top + 1);
+		plan = ts_plan_cache_get(sql.data, 0, types, 0);
+	}
+	else
+	{
+		/* a continuation: planned for the position and the literals each time */
+		args[0] = PointerGetDatum(pos_pk);
+		args[1] = PointerGetDatum(pos_rk);
+		args[4] = Int64GetDatum(pc->top + 1);
+		params = makeParamList(nargs);
+		for (int k = 0; k < nargs; k++)
+		{
+			params->params[k].value = args[k];
+			params->params[k].isnull = nulls[k] == 'n';
+			params->params[k].pflags = PARAM_FLAG_CONST;
+			params->params[k].ptype = types[k];
+		}
+		appendStringInfo(&sql, "SELECT " TS_ROW_COLUMNS " FROM %s WHERE %s AND ", t->qualified, f->sql->data);
+		ts_append_key_position(&sql, t, "$1", "$2");
+		appendStringInfoString(&sql, " " TS_KEY_ORDER " LIMIT $5");
+		plan = ts_plan_cache_get(sql.data, nargs, types, ts_query_cursor_options(f, 0));
+	}
+	portal = SPI_cursor_open_with_paramlist(NULL, plan, params, true);
+	foreach(lc, portal->stmts)
+	{
+		PlannedStmt *ps = lfirst_node(PlannedStmt, lc);
+
+		indexed |= plan_uses_gin(ps->planTree);
+	}
+	if (!indexed)
+	{
+		SPI_cursor_close(portal);
+		return false;
+	}
+	for (;;)
+	{
+		bool		more = true;
+
+		SPI_cursor_fetch(portal, true, 64);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 r = 0; r < SPI_processed && more; r++)
+		{
+			Datum		values[Natts_tablestore_table];
+			bool		isnull[Natts_tablestore_table];
+
+			heap_deform_tuple(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, values, isnull);
+			more = page_take_row(pc, values, isnull);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		if (!more)
+			break;
+	}
+	SPI_cursor_close(portal);
+	return true;
+}
+
 /* Run a page statement into the collector: args 0-4 are the positions and the limit. */
 static void
 exec_into(PageCollector *pc, SPIPlanPtr plan, Datum *args, const char *nulls, const Oid *types, int nargs)
@@ -301,9 +426,9 @@ page_collect(PageCollector *pc, const TsTable *t, const OdFilter *f, text *pos_p
 		args[0] = PointerGetDatum(pos_pk);
 		args[1] = PointerGetDatum(pos_rk);
 		args[4] = Int64GetDatum(pc->top + 1);
-		exec_into(pc, ts_plan_cache_get(sql.data, nargs, types, 0), args, nulls, types, nargs);
+		exec_into(pc, ts_plan_cache_get(sql.data, nargs, types, ts_query_cursor_options(f, 0)), args, nulls, types, nargs);
 	}
-	else
+	else if (!page_from_index(pc, t, f, pos_pk, pos_rk, args, nulls, types, nargs))
 	{
 		SPIPlanPtr	plan;
 		int64		chunk = 1024;

@@ -8,12 +8,13 @@
 #include "executor/spi.h"
 #include "json_lex.h"
 #include "odata.h"
+#include "entity_index.h"
 #include "query.h"
+#include "table_commands.h"
 #include "ts_report.h"
 #include "ts_support.h"
 #include "utils/builtins.h"
 
-extern Datum tablestore_create_table(PG_FUNCTION_ARGS);
 
 /* A table as an element of a Tables answer: {"TableName": ...} with full metadata's links. */
 static void
@@ -91,8 +92,9 @@ table_name_of(text *body)
 }
 
 /*
- * tablestore.rest_create_table(body, metadata, base, account) -> (table_name, body): Create
- * Table from its request body; the answer's body names the table
+ * tablestore.rest_create_table(body, metadata, base, account, indexing_policy) -> (table_name,
+ * body): Create Table from its request body, with an indexing policy (JSON text; NULL or absent,
+ * as in the 4-argument form of 0.1.0 and 0.2.0: the default); the answer's body names the table
  */
 PG_FUNCTION_INFO_V1(tablestore_rest_create_table);
 Datum
@@ -104,11 +106,15 @@ tablestore_rest_create_table(PG_FUNCTION_ARGS)
 	JsonTextSink sink;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
+	IndexPolicy policy;
+	bool		has_policy = PG_NARGS() > 4 && !PG_ARGISNULL(4);
 
 	ts_require_arg(fcinfo, 0, "body");
 	rest_target_from_args(fcinfo, 1, &rt);
 	name = table_name_of(PG_GETARG_TEXT_PP(0));
-	(void) DirectFunctionCall1(tablestore_create_table, CStringGetTextDatum(name));
+	if (has_policy)
+		ts_index_policy_parse(VARDATA_ANY(PG_GETARG_TEXT_PP(4)), VARSIZE_ANY_EXHDR(PG_GETARG_TEXT_PP(4)), &policy);
+	(void) ts_create_table(cstring_to_text(name), has_policy ? &policy : NULL);
 	initStringInfo(&out);
 	json_text_sink_init(&sink, &out);
 	write_table(&sink.pub, &rt, name, psprintf("%s/$metadata#Tables/@Element", rt.base));

@@ -17,25 +17,26 @@
 #include "nodes/makefuncs.h"
 #include "storage/lmgr.h"
 #include "distribute.h"
+#include "entity_index.h"
+#include "table_commands.h"
 #include "tables.h"
 #include "ts_report.h"
 #include "ts_support.h"
 #include "ts_table.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 
-/* tablestore.create_table(name text) -> regclass */
-PG_FUNCTION_INFO_V1(tablestore_create_table);
-Datum
-tablestore_create_table(PG_FUNCTION_ARGS)
+/*
+ * Create a table; policy: its indexing policy (NULL: the default, every property indexed). The
+ * table is empty, so its entity index is built at once.
+ */
+Oid
+ts_create_table(text *name, const IndexPolicy *policy)
 {
-	text	   *name;
 	char		key[TS_TABLE_NAME_MAX + 1];
 	const char *args[2];
-	Oid			relid;
 
-	ts_require_arg(fcinfo, 0, "name");
-	name = PG_GETARG_TEXT_PP(0);
 	ts_table_key(name, key);
 	args[0] = text_to_cstring(name);
 	args[1] = key;
@@ -50,12 +51,39 @@ tablestore_create_table(PG_FUNCTION_ARGS)
 	ts_table_create_relation(key, args[0], TS_SHAPE_TABLE);
 	ts_table_create_stamp_trigger(key);
 	ts_table_register(args[0], key);
+	if (policy != NULL)
+	{
+		IndexPolicy def;
+
+		index_policy_default(&def);
+		ts_index_policy_write(key, policy);
+		if (!index_policy_equal(policy, &def))
+			ts_index_build_new(key);
+	}
 	SPI_finish();
 
 	/* a coordinator that distributes every new table (tablestore.distribute_new_tables) */
 	ts_distribute_new_table(args[0]);
-	relid = get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false));
-	PG_RETURN_OID(relid);
+	return get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false));
+}
+
+/* tablestore.create_table(name text, indexing_policy jsonb DEFAULT NULL) -> regclass */
+PG_FUNCTION_INFO_V1(tablestore_create_table);
+Datum
+tablestore_create_table(PG_FUNCTION_ARGS)
+{
+	IndexPolicy policy;
+	bool		has_policy = PG_NARGS() > 1 && !PG_ARGISNULL(1);	/* 0.1.0 and 0.2.0 pass the name only */
+
+	ts_require_arg(fcinfo, 0, "name");
+	if (has_policy)
+	{
+		Jsonb	   *jb = PG_GETARG_JSONB_P(1);
+		char	   *json = JsonbToCString(NULL, &jb->root, VARSIZE(jb));
+
+		ts_index_policy_parse(json, strlen(json), &policy);
+	}
+	PG_RETURN_OID(ts_create_table(PG_GETARG_TEXT_PP(0), has_policy ? &policy : NULL));
 }
 
 /* tablestore.drop_table(name text): the table and all its entities, one catalog operation */

@@ -1,7 +1,7 @@
 /*
- * tables.c - what a table is made of: the DDL of its relation and stamp trigger, its registry row
- * (shared by create_table in table_commands.c and the distribution of tables in distribute.c),
- * and tablestore.table_relation.
+ * tables.c - what a table is made of: the DDL of its relation (and its entity index,
+ * entity_index.c) and stamp trigger, its registry row (shared by create_table in
+ * table_commands.c and the distribution of tables in distribute.c), and tablestore.table_relation.
  *
  * A table named N is the relation tablestore_data.lower(N) with the layout of table_layout.h;
  * the registry tablestore.tables keeps N as it was created. The DDL runs as the caller (who needs
@@ -20,6 +20,8 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "storage/lmgr.h"
+#include "entity_index.h"
+#include "registry.h"
 #include "ts_report.h"
 #include "ts_support.h"
 #include "ts_table.h"
@@ -28,21 +30,6 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-
-/* The owner of the registry tablestore.tables: the extension's owner. */
-static Oid
-registry_owner(void)
-{
-	Oid			relid = get_relname_relid("tables", get_namespace_oid("tablestore", false));
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "tablestore: the registry tablestore.tables is missing");
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
-}
 
 void
 ts_table_create_relation(const char *key, const char *name, TsTableShape shape)
@@ -64,6 +51,9 @@ ts_table_create_relation(const char *key, const char *name, TsTableShape shape)
 					 q, quote_literal_cstr(psprintf("tablestore table %s", name)));
 	if (SPI_execute(ddl.data, false, 0) < 0)
 		elog(ERROR, "tablestore: creating the table failed");
+	/* the entity index, as the table's registered policy (the default for a new table) asks */
+	if (shape != TS_SHAPE_COORDINATOR)
+		ts_index_build_new(key);
 }
 
 void
@@ -78,15 +68,9 @@ void
 ts_table_register(const char *name, const char *key)
 {
 	const char *args[2] = {name, key};
-	Oid			save_user;
-	int			save_sec;
 
-	/* the registry row, written as the registry's owner */
-	GetUserIdAndSecContext(&save_user, &save_sec);
-	SetUserIdAndSecContext(registry_owner(), save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	ts_run_sql("INSERT INTO tablestore.tables (name, key) VALUES ($1, $2) ON CONFLICT DO NOTHING", 2, args,
-			SPI_OK_INSERT);
-	SetUserIdAndSecContext(save_user, save_sec);
+	ts_registry_write("INSERT INTO tablestore.tables (name, key) VALUES ($1, $2) ON CONFLICT DO NOTHING", 2, args,
+					  SPI_OK_INSERT);
 }
 
 const char *

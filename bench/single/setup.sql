@@ -23,7 +23,7 @@ CREATE OR REPLACE FUNCTION score_doc_text(v int) RETURNS text LANGUAGE sql STABL
 	SELECT format('{"Score":%s}', v)
 $$;
 
-SELECT tablestore.create_table('bench') \gset
+SELECT tablestore.create_table('bench', '{"indexingMode":"none"}') \gset
 CREATE TABLE raw (pk text, rk text, doc jsonb, PRIMARY KEY (pk, rk));
 INSERT INTO tablestore_data.bench (partition_key, row_key, properties)
 SELECT 'p' || (i % 100), lpad(i::text, 8, '0'), doc_text(i)::tablestore.entity FROM generate_series(1, :n) i;

@@ -97,7 +97,8 @@ typedef enum OdParamKind
 	PK_INT4,					/* i8 */
 	PK_UUID,					/* bytes (16) */
 	PK_BYTEA,					/* bytes/len */
-	PK_TIMESTAMPTZ				/* i8 microseconds since 2000-01-01 */
+	PK_TIMESTAMPTZ,				/* i8 microseconds since 2000-01-01 */
+	PK_PROPERTY_FILTER			/* bytes: a tablestore.property_filter varlena (prop_filter.h) */
 } OdParamKind;
 
 typedef struct OdParam
@@ -132,6 +133,12 @@ typedef struct OdFilter
 	int			nparams;		/* parameters used by sql and key_bounds together */
 	int			paramcap;
 	OdParam    *params;
+	/*
+	 * The table's indexing policy (index_policy.h; NULL: none): a comparison on a property it
+	 * includes becomes "properties @~ <property_filter>", which the entity index serves.
+	 */
+	const struct IndexPolicy *indexed;
+	bool		uses_index;		/* some comparison became @~ */
 } OdFilter;
 
 /*
@@ -141,6 +148,13 @@ typedef struct OdFilter
 #define ODATA_SHIPPABLE 1		/* SQL that postgres_fdw sends to nodes (a distributed table) */
 extern bool odata_translate(const char *filter, size_t len, int max_comparisons, int param_base, int flags,
 							OdFilter *out, TsError *err);
+
+/* A translated filter's SQL again, with another param_base (-1: literals inline), without parsing it again. */
+extern void odata_translate_again(const OdFilter *f, int param_base, OdFilter *out);
+
+/* The same for a table with an indexing policy (NULL: as odata_translate). */
+extern bool odata_translate_indexed(const char *filter, size_t len, int max_comparisons, int param_base,
+									int flags, const struct IndexPolicy *indexed, OdFilter *out, TsError *err);
 
 /* odata_lex.c */
 typedef struct OdLexer
@@ -160,6 +174,17 @@ extern OdNode *odata_parse(const char *filter, size_t len, int max_comparisons, 
 /* odata_eval.c: a parsed filter (odata_parse) against one String property and its value */
 extern bool odata_eval_string(const OdNode *n, const char *prop, uint32 prop_len, const char *value,
 							  uint32 value_len);
+
+/*
+ * odata_eval.c: contract §5's typed comparison of one property (NULL: absent) with a literal.
+ * odata_prop_order gives the order of the value against the literal (<0, 0, >0) when their types
+ * compare, else false (the mismatch rule decides); odata_cmp_holds applies an operator to an order.
+ */
+struct PropRef;
+extern bool odata_eval_prop(const struct PropRef *p, OdCmp op, const OdLiteral *lit);
+extern bool odata_prop_order(const struct PropRef *p, const OdLiteral *lit, int *c);
+extern bool odata_cmp_holds(OdCmp op, int c);
+extern int	odata_cmp_double_int64(double d, int64 v);
 
 /* odata_sql.c */
 extern void odata_append_sql_literal(StringInfo out, const char *s, size_t len);

@@ -14,10 +14,19 @@
  * rule (eq, gt, ge false; ne, lt, le true) and can be indexed. Strings, Guids and Binaries have
  * no value below every literal, so for ne, lt and le a type test is OR-ed in.
  *
+ * On a table whose indexing policy includes the property (index_policy.h), a custom comparison
+ * is instead "properties @~ <property_filter>" (prop_filter.h): the same semantics in one
+ * operator, which the table's entity index (a GIN index over every property) serves, so that
+ * and/or of such comparisons become bitmap and/or of index scans. A negated one still adds
+ * "OR NOT (properties ? 'X')", which no index serves.
+ *
  * Every literal is written by this file (quoted and escaped, or typed), so no input reaches the
  * SQL text unescaped. Backend-free.
  */
 #include "odata.h"
+
+#include "index_policy.h"
+#include "prop_filter.h"
 
 #define PROPS_COL "properties"
 
@@ -353,9 +362,41 @@ emit_typed_accessor_cmp(OdFilter *f, StringInfo out, const OdNode *n, const char
 	}
 }
 
+/* properties @~ <property_filter>: the text form as a typed literal, or a parameter */
+static void
+emit_indexed_cmp(OdFilter *f, StringInfo out, const OdNode *n)
+{
+	appendStringInfoString(out, PROPS_COL " OPERATOR(tablestore.@~) ");
+	if (f->param_base >= 0)
+	{
+		struct varlena *v = prop_filter_build(n->name, n->name_len, n->op, &n->lit);
+		OdParam    *p = add_param(f, out, PK_PROPERTY_FILTER);
+
+		p->bytes = (const uint8 *) v;
+		p->len = VARSIZE(v);
+	}
+	else
+	{
+		PropFilter	pf = {n->name, n->name_len, n->op, n->lit};
+		StringInfoData text;
+
+		initStringInfo(&text);
+		prop_filter_append_text(&text, &pf);
+		odata_append_sql_literal(out, text.data, text.len);
+		appendStringInfoString(out, "::tablestore.property_filter");
+		pfree(text.data);
+	}
+	f->uses_index = true;
+}
+
 static void
 emit_custom_cmp(OdFilter *f, StringInfo out, const OdNode *n)
 {
+	if (f->indexed != NULL && index_policy_includes(f->indexed, n->name, n->name_len))
+	{
+		emit_indexed_cmp(f, out, n);
+		return;
+	}
 	switch (n->lit.type)
 	{
 		case EDM_STRING:
@@ -593,11 +634,50 @@ describe_conjuncts(OdFilter *f)
 	}
 }
 
+/* The SQL of a parsed filter (out->root, in negation normal form), its key bounds and range. */
+static void
+emit_filter(OdFilter *out)
+{
+	if (out->root == NULL)
+	{
+		appendStringInfoString(out->sql, "true");
+		appendStringInfoString(out->key_bounds, "true");
+		out->keys_only = true;
+		out->dense = true;		/* every row matches */
+		return;
+	}
+	emit(out, out->sql, out->root);
+	out->keys_only = keys_only(out->root);
+	describe_conjuncts(out);
+}
+
+void
+odata_translate_again(const OdFilter *f, int param_base, OdFilter *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->indexed = f->indexed;
+	out->param_base = param_base;
+	out->shippable = f->shippable;
+	out->sql = makeStringInfo();
+	out->key_bounds = makeStringInfo();
+	out->ncomparisons = f->ncomparisons;
+	out->root = f->root;
+	emit_filter(out);
+}
+
 bool
 odata_translate(const char *filter, size_t len, int max_comparisons, int param_base, int flags, OdFilter *out,
 				TsError *err)
 {
+	return odata_translate_indexed(filter, len, max_comparisons, param_base, flags, NULL, out, err);
+}
+
+bool
+odata_translate_indexed(const char *filter, size_t len, int max_comparisons, int param_base, int flags,
+						const IndexPolicy *indexed, OdFilter *out, TsError *err)
+{
 	memset(out, 0, sizeof(*out));
+	out->indexed = indexed;
 	out->param_base = param_base;
 	out->shippable = (flags & ODATA_SHIPPABLE) != 0;
 	out->sql = makeStringInfo();
@@ -605,17 +685,8 @@ odata_translate(const char *filter, size_t len, int max_comparisons, int param_b
 	out->root = odata_parse(filter, len, max_comparisons, &out->ncomparisons, err);
 	if (err->code != TSE_NONE)
 		return false;
-	if (out->root == NULL)
-	{
-		appendStringInfoString(out->sql, "true");
-		appendStringInfoString(out->key_bounds, "true");
-		out->keys_only = true;
-		out->dense = true;		/* every row matches */
-		return true;
-	}
-	out->root = to_nnf(out->root, false);
-	emit(out, out->sql, out->root);
-	out->keys_only = keys_only(out->root);
-	describe_conjuncts(out);
+	if (out->root != NULL)
+		out->root = to_nnf(out->root, false);
+	emit_filter(out);
 	return true;
 }

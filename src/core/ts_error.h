@@ -52,7 +52,9 @@
 	X(TSE_ACCOUNT_MISMATCH,		"TSA02", "AuthorizationFailure", "the database serves another account of tablestore-gateway (tablestore.claim_account)") \
 	X(TSE_SHARD_NOT_HERE,		"TSX03", "InternalError", "a distributed table's partition for the key is not on this node, or its copy here is fenced by a move (a misrouted call or row, or a shard map read before a move)") \
 	X(TSE_TWO_NODES,			"TSX04", "NotSupported", "a transaction would write to a second node of a distributed table (no two-phase commit; tablestore.allow_multi_node_writes)") \
-	X(TSE_DISTRIBUTION,			"TSX05", "InvalidInput", "distribute_table, undistribute_table, create_shards, move_shard or move_shard_cleanup cannot do what was asked (see the detail)")
+	X(TSE_DISTRIBUTION,			"TSX05", "InvalidInput", "distribute_table, undistribute_table, create_shards, move_shard or move_shard_cleanup cannot do what was asked (see the detail)") \
+	X(TSE_INDEX_POLICY,			"TSI01", "InvalidInput", "an indexing policy is malformed or asks for what tablestore does not do") \
+	X(TSE_INDEX_WORKER,			"TSI02", "ServerBusy", "the background worker that rebuilds a table's index could not start (max_worker_processes)")
 
 typedef enum TsErrorCode
 {

@@ -14,7 +14,7 @@ set -eu -o pipefail
 FUZZ_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$FUZZ_DIR/../../scripts/lib.sh"
 
-TARGETS=(entity_json entity_binary etag_text odata json gw_url gw_query gw_multipart gw_auth gw_sas gw_oauth gw_acl gw_props gw_continuation)
+TARGETS=(entity_json entity_binary etag_text odata index json gw_url gw_query gw_multipart gw_auth gw_sas gw_oauth gw_acl gw_props gw_continuation)
 # every extension target links the whole backend-free core (src/core: the parsers and codecs)
 BUILD="$FUZZ_DIR/build"
 CLANG=clang-14
@@ -76,6 +76,6 @@ case "${1:-}" in
 	--list) printf '%s\n' "${TARGETS[@]}" ;;
 	--all)
 		for t in "${TARGETS[@]}"; do fuzz "$t" "${2:-600}"; done ;;
-	entity_json | entity_binary | etag_text | odata | json | gw_url | gw_query | gw_multipart | gw_auth | gw_sas | gw_oauth | gw_acl | gw_props | gw_continuation) fuzz "$1" "${2:-600}" ;;
+	entity_json | entity_binary | etag_text | odata | index | json | gw_url | gw_query | gw_multipart | gw_auth | gw_sas | gw_oauth | gw_acl | gw_props | gw_continuation) fuzz "$1" "${2:-600}" ;;
 	*) sed -n '2,13p' "$0"; exit 2 ;;
 esac

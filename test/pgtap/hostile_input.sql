@@ -187,7 +187,7 @@ CREATE TRIGGER stamp BEFORE INSERT ON fake_props FOR EACH ROW EXECUTE FUNCTION t
 SELECT throws_ok($$INSERT INTO fake_props VALUES ('a', 'b', NULL, NULL, '\x0102ff')$$, '39P01', NULL,
 	'and one whose properties are not entities');
 -- a tablestore table altered by hand: every path refuses it (the layout check), and so does the trigger
-SELECT create_table('Altered');
+SELECT create_table('Altered', '{"indexingMode":"none"}');	-- the entity index would refuse the new column type
 ALTER TABLE tablestore_data.altered ALTER COLUMN properties TYPE bytea USING properties::text::bytea;
 SELECT throws_ok($$SELECT insert_entity('Altered', '{"PartitionKey":"a","RowKey":"b"}')$$, 'TSX02', NULL,
 	'insert_entity into a table whose properties column was altered: not a tablestore table, not a misread');

@@ -1,0 +1,18 @@
+/*
+ * entity_gin.h - the entity index's operator class options: the indexing policy its keys follow.
+ */
+#ifndef ENTITY_GIN_H
+#define ENTITY_GIN_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "index_policy.h"
+
+/*
+ * The policy of the index a support function belongs to, from its operator class options
+ * (included / excluded; every property when there are none); read once per FmgrInfo.
+ */
+extern const IndexPolicy *entity_gin_policy(FunctionCallInfo fcinfo);
+
+#endif							/* ENTITY_GIN_H */

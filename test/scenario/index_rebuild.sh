@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# test/scenario/index_rebuild.sh - a change of indexing policy rebuilds the entity index online
+# (contract §1): while the new index is built concurrently (index_worker.c), writes of 4 sessions
+# go on and are acknowledged (on a table whose index were built with a plain CREATE INDEX they
+# would wait for the whole build); afterwards every acknowledged write is there, once, the table
+# has exactly the index of its new policy, and the index answers for the entities written during
+# the build. Then the worker is killed in the middle of a build: the invalid index it leaves is
+# dropped and the index built by the next set_indexing_policy, and answers stay right throughout.
+# On a distributed table (test/t/004) the nodes build; the same answers are checked there.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+DB=scenario_index_rebuild
+N=${N:-150000}
+WRITERS=4
+fresh_db $DB
+distributed=$(q $DB "SELECT coalesce(current_setting('tablestore.distribute_new_tables', true), '') <> ''")
+[ "$distributed" = t ] && N=20000
+run_sql $DB <<SQL
+SELECT tablestore.create_table('Rebuilt');
+INSERT INTO tablestore_data.rebuilt (partition_key, row_key, properties)
+SELECT 'p' || (i % 100), lpad(i::text, 7, '0'),
+	format('{"Code":%s,"Name":"n%s","Note":"%s","Flag":%s}', i, i, repeat('x', 40), (i % 7 = 0)::text)::tablestore.entity
+FROM generate_series(1, $N) i;
+VACUUM ANALYZE tablestore_data.rebuilt;
+CREATE TABLE acks (session int, n int, at timestamptz DEFAULT clock_timestamp());
+-- a writer: inserts (and merges of what it wrote), one per transaction, until told to stop; each
+-- acknowledged insert is recorded (in the same transaction) in acks
+CREATE TABLE stop (yes bool);
+CREATE PROCEDURE writer(s int) LANGUAGE plpgsql AS \$\$
+DECLARE
+	i int := 0;
+BEGIN
+	LOOP
+		EXIT WHEN EXISTS (SELECT 1 FROM stop) OR i >= 200000;
+		i := i + 1;
+		PERFORM tablestore.insert_entity('Rebuilt', format('{"PartitionKey":"w%s","RowKey":"%s","Code":%s,"Name":"w%s_%s"}',
+			s, lpad(i::text, 7, '0'), -i, s, i)::tablestore.entity);
+		IF i % 5 = 0 THEN
+			PERFORM tablestore.merge_entity('Rebuilt', format('{"PartitionKey":"w%s","RowKey":"%s","Merged":true}',
+				s, lpad((i - 1)::text, 7, '0'))::tablestore.entity);
+		END IF;
+		INSERT INTO acks (session, n) VALUES (s, i);
+		COMMIT;
+	END LOOP;
+END \$\$;
+SQL
+
+# start the writers, wait until they write, then change the policy
+pids=()
+for s in $(seq 1 $WRITERS); do
+	psql -X -q -v ON_ERROR_STOP=1 -d $DB -c "CALL writer($s)" >/tmp/tablestore-index-rebuild-$s.log 2>&1 &
+	pids+=($!)
+done
+for _ in $(seq 1 200); do [ "$(q $DB "SELECT count(*) > 20 FROM acks")" = t ] && break; sleep 0.05; done
+q $DB "SELECT tablestore.set_indexing_policy('Rebuilt', '{\"excludedPaths\":[{\"path\":\"/Note/?\"}]}') ->> 'indexingMode'" >/dev/null
+# watch the build: acknowledged writes while the new index is not yet applied
+samples=$(mktemp)
+for _ in $(seq 1 1200); do
+	q $DB "SELECT tablestore.indexing_progress('Rebuilt'), (SELECT count(*) FROM acks)" >>"$samples"
+	[ "$(tail -1 "$samples" | cut -d'|' -f1)" = 100 ] && break
+	sleep 0.1
+done
+q $DB "INSERT INTO stop VALUES (true)"
+failed=0
+for p in "${pids[@]}"; do wait "$p" || failed=$((failed + 1)); done
+check "the writers finished without an error" "$failed$(cat /tmp/tablestore-index-rebuild-*.log)" "0"
+rm -f /tmp/tablestore-index-rebuild-*.log
+check "the policy was applied" "$(tail -1 "$samples" | cut -d'|' -f1)" "100"
+during=$(awk -F'|' '$1 < 100 { if (first == "") first = $2; last = $2; n++ } END { print n + 0, last - first }' "$samples")
+echo "# while the index was rebuilt: $(echo "$during" | cut -d' ' -f1) samples, $(echo "$during" | cut -d' ' -f2) writes acknowledged"
+if [ "$distributed" != t ]; then
+	check "the build took several samples" "$([ "$(echo "$during" | cut -d' ' -f1)" -ge 3 ] && echo yes || echo "no: $during")" "yes"
+	check "writes were acknowledged while the index was rebuilt" \
+		"$([ "$(echo "$during" | cut -d' ' -f2)" -gt 0 ] && echo yes || echo "no: $during")" "yes"
+	check "exactly the index of the new policy" \
+		"$(q $DB "SELECT string_agg(pg_get_indexdef(indexrelid) ~ 'excluded=''Note''' || '/' || indisvalid, ',') FROM pg_index
+			WHERE indrelid = 'tablestore_data.rebuilt'::regclass AND indexrelid <> 'tablestore_data.rebuilt_pkey'::regclass")" "true/true"
+fi
+rm -f "$samples"
+
+# every acknowledged write is there, once, merged where it was merged; the index finds them
+check "every acknowledged insert is there" \
+	"$(q $DB "SELECT count(*) FROM acks a WHERE NOT EXISTS (SELECT 1 FROM tablestore_data.rebuilt r
+		WHERE r.partition_key = 'w' || a.session AND r.row_key = lpad(a.n::text, 7, '0'))")" "0"
+check "and nothing else" "$(q $DB "SELECT (SELECT count(*) FROM tablestore_data.rebuilt WHERE partition_key LIKE 'w%') - (SELECT count(*) FROM acks)")" "0"
+q $DB "ANALYZE tablestore_data.rebuilt" >/dev/null
+check "the index answers for the writes made during the build" \
+	"$(q $DB "SELECT (SELECT count(*) FROM tablestore.query_entities('Rebuilt', 'Code lt 0')) - (SELECT count(*) FROM acks)")" "0"
+check "and for the merges" \
+	"$(q $DB "SELECT (SELECT count(*) FROM tablestore.query_entities('Rebuilt', 'Merged eq true')) - (SELECT count(*) FROM acks a WHERE n % 5 = 0)")" "0"
+check "an excluded property is still filtered right" \
+	"$(q $DB "SELECT count(*) FROM tablestore.query_entities('Rebuilt', 'Note eq ''$(printf 'x%.0s' $(seq 40))''')")" "$N"
+
+if [ "$distributed" = t ]; then
+	exit 0
+fi
+# the worker killed in the middle of a build: an invalid index is left, answers stay right, and
+# the next set_indexing_policy drops it and builds the index
+q $DB "SELECT tablestore.set_indexing_policy('Rebuilt', '{\"excludedPaths\":[{\"path\":\"/Name/?\"}]}') ->> 'indexingMode'" >/dev/null
+killed=
+for _ in $(seq 1 600); do
+	pid=$(q $DB "SELECT pid FROM pg_stat_activity WHERE backend_type = 'tablestore index worker' AND query LIKE 'CREATE INDEX CONCURRENTLY%'")
+	if [ -n "$pid" ]; then killed=$(q $DB "SELECT pg_terminate_backend($pid)"); break; fi
+	sleep 0.05
+done
+check "the worker was caught building" "$killed" "t"
+for _ in $(seq 1 100); do
+	[ -z "$(q $DB "SELECT 1 FROM pg_stat_activity WHERE backend_type = 'tablestore index worker'")" ] && break
+	sleep 0.1
+done
+check "it left an invalid index" "$(q $DB "SELECT count(*) FROM pg_index WHERE indrelid = 'tablestore_data.rebuilt'::regclass AND NOT indisvalid")" "1"
+check "the policy is not applied" "$(q $DB "SELECT tablestore.indexing_progress('Rebuilt') < 100")" "t"
+check "answers are right meanwhile" "$(q $DB "SELECT count(*) FROM tablestore.query_entities('Rebuilt', 'Code ge 1 and Code le 1000')")" "1000"
+q $DB "SELECT tablestore.set_indexing_policy('Rebuilt', '{\"excludedPaths\":[{\"path\":\"/Name/?\"}]}') ->> 'indexingMode'" >/dev/null
+q $DB "CALL tablestore.wait_for_indexing('Rebuilt', '5 minutes')" >/dev/null
+check "the retry applies it: one valid index of the policy, nothing invalid" \
+	"$(q $DB "SELECT string_agg(pg_get_indexdef(indexrelid) ~ 'excluded=''Name''' || '/' || indisvalid, ',') FROM pg_index
+		WHERE indrelid = 'tablestore_data.rebuilt'::regclass AND indexrelid <> 'tablestore_data.rebuilt_pkey'::regclass")" "true/true"
+check "and answers through it" "$(q $DB "SELECT count(*) FROM tablestore.query_entities('Rebuilt', 'Code ge 1 and Code le 1000')")" "1000"

@@ -140,6 +140,7 @@ typedef struct Req
 	const char *accept;
 	const char *if_match;
 	const char *prefer;
+	const char *indexing_policy;	/* x-ms-tablestore-indexing-policy (Create Table) */
 	const char *x_ms_version;
 	const char *client_request_id;
 	const char *x_http_method;
@@ -219,6 +220,9 @@ extern void entities_delete(Req *r);
 extern void changeset_handle(Req *r);
 extern void acl_get(Req *r);
 extern void acl_set(Req *r);
+/* indexing.c */
+extern void indexing_get(Req *r);
+extern void indexing_set(Req *r);
 extern void service_get_properties(Req *r);
 extern void service_set_properties(Req *r);
 extern void service_get_stats(Req *r);

@@ -142,6 +142,7 @@ collect_headers(Req *r, struct MHD_Connection *con)
 	r->accept = hdr(con, "Accept");
 	r->if_match = hdr(con, "If-Match");
 	r->prefer = hdr(con, "Prefer");
+	r->indexing_policy = hdr(con, "x-ms-tablestore-indexing-policy");
 	r->x_ms_version = hdr(con, "x-ms-version");
 	r->client_request_id = hdr(con, "x-ms-client-request-id");
 	r->x_http_method = hdr(con, "X-HTTP-Method");

@@ -16,7 +16,7 @@ static const OpDef defs[OP__COUNT] = {
 };
 
 /* The resources: the bits of OpResource. */
-#define NRES 9
+#define NRES OPR_BITS
 
 const OpDef *
 ops_def(OpId id)
@@ -50,6 +50,8 @@ ops_resource(const Target *t, const char *restype, const char *comp, const char 
 				return t->table_parens ? OPR_TABLE_PARENS : OPR_TABLE;
 			if (strcmp(comp, "acl") == 0 && !t->table_parens)
 				return OPR_TABLE_ACL;
+			if (strcmp(comp, "indexingpolicy") == 0 && !t->table_parens)
+				return OPR_TABLE_INDEXING;
 			break;
 		case RES_ENTITY:
 			if (comp == NULL)
@@ -62,7 +64,7 @@ ops_resource(const Target *t, const char *restype, const char *comp, const char 
 	}
 	*why = t->kind == RES_SERVICE ?
 		"The account root supports ?restype=service&comp=properties and comp=stats only." :
-		"Value for one of the query parameters specified in the request URI is invalid: comp (only a table has ?comp=acl).";
+		"Value for one of the query parameters specified in the request URI is invalid: comp (only a table has ?comp=acl or ?comp=indexingpolicy).";
 	return OPR_NONE;
 }
 

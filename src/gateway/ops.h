@@ -18,6 +18,7 @@
 #include "url.h"
 
 /* The resources, as bits (an operation may be served on several forms of one resource). */
+#define OPR_BITS 10				/* how many there are */
 typedef enum OpResource
 {
 	OPR_NONE = 0,
@@ -30,7 +31,8 @@ typedef enum OpResource
 	OPR_TABLE_ACL = 1 << 6,		/* /t?comp=acl */
 	OPR_ENTITY = 1 << 7,		/* /t(PartitionKey='..',RowKey='..') */
 	OPR_BATCH = 1 << 8,			/* /$batch */
-	OPR_ANY = (1 << 9) - 1
+	OPR_TABLE_INDEXING = 1 << 9,	/* /t?comp=indexingpolicy (tablestore's own) */
+	OPR_ANY = (1 << OPR_BITS) - 1
 } OpResource;
 
 /* What If-Match says about the operation. */
@@ -88,6 +90,10 @@ struct Req;
 	  acl_get, SQL_GET_ACL, 0, 0, 0, false, NULL, OPF_DB | OPF_XML, PK_NONE) \
 	X(OP_SET_TABLE_ACL, "Set Table ACL", OPR_TABLE_ACL, "PUT", IFM_ANY, \
 	  acl_set, SQL_SET_ACL, 0, 0, 0, false, NULL, OPF_DB | OPF_XML | OPF_WRITE, PK_NONE) \
+	X(OP_GET_INDEXING_POLICY, "Get Table Indexing Policy (tablestore)", OPR_TABLE_INDEXING, "GET", IFM_ANY, \
+	  indexing_get, SQL_GET_INDEXING, 0, 0, 0, false, NULL, OPF_DB, PK_NONE) \
+	X(OP_SET_INDEXING_POLICY, "Set Table Indexing Policy (tablestore)", OPR_TABLE_INDEXING, "PUT", IFM_ANY, \
+	  indexing_set, SQL_SET_INDEXING, 0, 0, 0, false, NULL, OPF_DB | OPF_WRITE, PK_NONE) \
 	X(OP_QUERY_ENTITIES, "Query Entities", OPR_TABLE | OPR_TABLE_PARENS, "GET", IFM_ANY, \
 	  entities_query, SQL_QUERY_ENTITIES, SAS_T_OBJECT, SAS_P_READ, 0, true, NULL, OPF_DB, PK_FILTER) \
 	X(OP_INSERT_ENTITY, "Insert Entity", OPR_TABLE, "POST", IFM_ANY, \

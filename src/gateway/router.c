@@ -135,7 +135,7 @@ sas_authorize(Req *r)
 	const char *why = NULL;
 	const char *code;
 	unsigned	res = r->op->resources;
-	const char *table = (res & (OPR_TABLES_ONE | OPR_TABLE | OPR_TABLE_PARENS | OPR_TABLE_ACL | OPR_ENTITY)) ?
+	const char *table = (res & (OPR_TABLES_ONE | OPR_TABLE | OPR_TABLE_PARENS | OPR_TABLE_ACL | OPR_TABLE_INDEXING | OPR_ENTITY)) ?
 		r->target.table : NULL;
 
 	r->key_scope = scope_literal(r, r->sas);

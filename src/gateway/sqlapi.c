@@ -25,7 +25,7 @@ typedef struct SqlDef
 
 static const SqlDef defs[SQL__COUNT] = {
 	[SQL_CREATE_TABLE] = {"gw_create_table",
-		"SELECT table_name, body FROM tablestore.rest_create_table($1::text, $2::text, $3::text, $4::text)", 4, false},
+		"SELECT table_name, body FROM tablestore.rest_create_table($1::text, $2::text, $3::text, $4::text, $5::text)", 5, false},
 	[SQL_DROP_TABLE] = {"gw_drop_table",
 		"SELECT tablestore.drop_table($1::text)", 1, false},
 	[SQL_QUERY_TABLES] = {"gw_query_tables",
@@ -54,6 +54,10 @@ static const SqlDef defs[SQL__COUNT] = {
 		"SELECT tablestore.get_service_properties()", 0, true},
 	[SQL_SET_PROPS] = {"gw_set_props",
 		"SELECT tablestore.set_service_properties($1::text)", 1, false},
+	[SQL_GET_INDEXING] = {"gw_get_indexing",
+		"SELECT tablestore.get_indexing_policy($1::text)::text, tablestore.indexing_progress($1::text)", 1, true},
+	[SQL_SET_INDEXING] = {"gw_set_indexing",
+		"SELECT tablestore.set_indexing_policy($1::text, $2::text::jsonb)::text", 2, false},
 };
 
 const char *

@@ -1,7 +1,7 @@
 /*
  * tables.c - the table operations' handlers (ops.h names which request is which): Create Table,
  * Query Tables ($filter/$top/NextTableName), Query Tables of one table (Tables('name')), Delete
- * Table.
+ * Table. Create Table takes the table's indexing policy from x-ms-tablestore-indexing-policy.
  */
 #include "gateway.h"
 #include "sqlapi.h"
@@ -12,7 +12,7 @@ void
 tables_create(Req *r)
 {
 	const char *body;
-	const char *params[4];
+	const char *params[5];
 	SqlError	err;
 	PGresult   *res;
 	const char *name;
@@ -20,10 +20,16 @@ tables_create(Req *r)
 
 	if (!body_text(r, &body))
 		return;
+	if (r->indexing_policy && !header_text_ok(r->indexing_policy))
+	{
+		resp_error(r, "InvalidHeaderValue", "x-ms-tablestore-indexing-policy is a JSON object of printable characters.");
+		return;
+	}
 	params[0] = body;
 	params[1] = meta_name(r->meta);
 	params[2] = r->base;
 	params[3] = r->account->name;
+	params[4] = r->indexing_policy;	/* NULL: the default policy (every property indexed) */
 	res = sql_call(r, SQL_CREATE_TABLE, params, &err);
 	if (res == NULL)
 	{

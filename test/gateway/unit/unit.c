@@ -57,6 +57,8 @@ test_operations(void)
 		{OPR_TABLES_ONE, "DELETE", false, OP_DELETE_TABLE},
 		{OPR_TABLE_ACL, "GET", false, OP_GET_TABLE_ACL},
 		{OPR_TABLE_ACL, "PUT", false, OP_SET_TABLE_ACL},
+		{OPR_TABLE_INDEXING, "GET", false, OP_GET_INDEXING_POLICY},
+		{OPR_TABLE_INDEXING, "PUT", false, OP_SET_INDEXING_POLICY},
 		{OPR_TABLE, "GET", false, OP_QUERY_ENTITIES},
 		{OPR_TABLE_PARENS, "GET", false, OP_QUERY_ENTITIES},
 		{OPR_TABLE, "POST", false, OP_INSERT_ENTITY},
@@ -278,6 +280,10 @@ test_urls(void)
 		  t.kind == RES_ENTITY && strcmp(t.pk, "a'b") == 0 && strcmp(t.rk, "c d") == 0, "entity keys: quotes doubled, decoded once");
 	CHECK(target_parse(&a, "/acct/t?comp=acl", 16, NULL, accounts_cb, NULL, &t, &err) &&
 		  ops_resource(&t, NULL, query_get(&t.query, "comp"), &why) == OPR_TABLE_ACL, "?comp=acl");
+	CHECK(target_parse(&a, "/acct/t?comp=indexingpolicy", 27, NULL, accounts_cb, NULL, &t, &err) &&
+		  ops_resource(&t, NULL, query_get(&t.query, "comp"), &why) == OPR_TABLE_INDEXING, "?comp=indexingpolicy");
+	CHECK(target_parse(&a, "/acct/Tables?comp=indexingpolicy", 32, NULL, accounts_cb, NULL, &t, &err) &&
+		  ops_resource(&t, NULL, query_get(&t.query, "comp"), &why) == OPR_NONE, "Tables?comp=indexingpolicy is no resource");
 	CHECK(target_parse(&a, "/acct/t()?comp=acl", 18, NULL, accounts_cb, NULL, &t, &err) &&
 		  ops_resource(&t, NULL, query_get(&t.query, "comp"), &why) == OPR_NONE, "t()?comp=acl is no resource");
 	CHECK(target_parse(&a, "/acct/t(PartitionKey='a',RowKey='b')?comp=acl", 45, NULL, accounts_cb, NULL, &t, &err) &&

@@ -1,0 +1,65 @@
+/*
+ * indexing.c - a table's indexing policy (t?comp=indexingpolicy), tablestore's own resource: the
+ * service has no indexing policy, Cosmos DB's Table API sets one outside the table protocol. GET
+ * answers the policy in its normal form with x-ms-tablestore-indexing-progress (100: applied);
+ * PUT takes a policy as JSON, records it and answers it in its normal form (202: the index is
+ * rebuilt online after the answer; GET's progress header says how far). The extension owns the
+ * policy, its checks and its normal form (tablestore.get/set_indexing_policy); a shared access
+ * signature never reaches here (ops.h: the account key or a bearer token only).
+ */
+#include "gateway.h"
+#include "sqlapi.h"
+
+void
+indexing_get(Req *r)
+{
+	const char *params[1] = {r->target.table};
+	SqlError	err;
+	PGresult   *res = sql_call(r, SQL_GET_INDEXING, params, &err);
+
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	if (PQntuples(res) < 1)
+	{
+		PQclear(res);
+		resp_error(r, "InternalError", "The database function returned no row.");
+		return;
+	}
+	resp_json(r, 200, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0));
+	r->resp.content_type = "application/json";	/* not an OData resource */
+	if (!PQgetisnull(res, 0, 1))
+		resp_header(r, "x-ms-tablestore-indexing-progress", sql_field(r, res, 0, 1));
+	PQclear(res);
+}
+
+void
+indexing_set(Req *r)
+{
+	const char *params[2];
+	const char *body;
+	SqlError	err;
+	PGresult   *res;
+
+	if (!body_text(r, &body))
+		return;
+	params[0] = r->target.table;
+	params[1] = body;
+	res = sql_call(r, SQL_SET_INDEXING, params, &err);
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return;
+	}
+	if (PQntuples(res) < 1)
+	{
+		PQclear(res);
+		resp_error(r, "InternalError", "The database function returned no row.");
+		return;
+	}
+	resp_json(r, 202, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0));
+	r->resp.content_type = "application/json";
+	PQclear(res);
+}

@@ -511,7 +511,7 @@ CREATE FUNCTION tablestore.etag_matches(etag text, if_match text) RETURNS bool
 AS 'MODULE_PATHNAME', 'tablestore_etag_matches' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION tablestore.etag_matches(text, text) IS
-'Does an If-Match ETag match a row''s stored etag (the same text, or the service form of an ETag stored before 0.3.0)';
+'Does an If-Match ETag match a row''s stored etag (the same text, a colon written : or %3A alike, or the service form of an ETag stored before 0.3.0)';
 
 --------------------------------------------------------------------------------------------------
 -- Automatic indexing (issue 26). Tables created before 0.3.0 keep indexing nothing (policy "none":

@@ -93,11 +93,12 @@ etag_matches(text *stored, text *if_match)
 	int64		ticks;
 	char		buf[ETAG_TEXT_MAX];
 
-	if (len == ilen && memcmp(s, VARDATA_ANY(if_match), len) == 0)
+	if (etag_text_same(s, len, VARDATA_ANY(if_match), ilen))
 		return true;
 	if (etag_text_parse(s, len, &ticks) != ETAG_TEXT_LEGACY)
 		return false;
-	return etag_text_format(ticks, buf) == ilen && memcmp(buf, VARDATA_ANY(if_match), ilen) == 0;
+	len = etag_text_format(ticks, buf);
+	return etag_text_same(buf, len, VARDATA_ANY(if_match), ilen);
 }
 
 /* tablestore.timestamp_ticks("timestamp" timestamptz, etag text) -> int8: a row's exact Timestamp */

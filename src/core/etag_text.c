@@ -34,6 +34,30 @@ etag_text_format(int64 ticks, char *buf)
 	return (int) (o - buf);
 }
 
+/* The character at s[*i] with %3A read as ':', advancing *i past it. */
+static char
+next_char(const char *s, size_t len, size_t *i)
+{
+	if (s[*i] == '%' && len - *i >= 3 && s[*i + 1] == '3' && (s[*i + 2] == 'A' || s[*i + 2] == 'a'))
+	{
+		*i += 3;
+		return ':';
+	}
+	return s[(*i)++];
+}
+
+bool
+etag_text_same(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t		i = 0,
+				j = 0;
+
+	while (i < alen && j < blen)
+		if (next_char(a, alen, &i) != next_char(b, blen, &j))
+			return false;
+	return i == alen && j == blen;
+}
+
 /* Hex digits up to stop; false when there are none or another character comes first. */
 static bool
 skip_hex(const char *s, size_t len, size_t *i, char stop)

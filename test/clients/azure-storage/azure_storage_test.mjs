@@ -4,19 +4,18 @@
 // documented behaviour. One line per check, "N passed, N failed"; exit 1 on a failure.
 //
 //   node azure_storage_test.mjs --port N [--package test/sdk/package.json]
-//   node azure_storage_test.mjs --port N --pending            (pending.mjs: changes not merged yet)
-//   node azure_storage_test.mjs --port N --crash-read t,pk,rk (pending: a read after a node crash)
+//   node azure_storage_test.mjs --port N --crash-read t,pk,rk (a read right after a node crash)
 //
 // It uses the development account devstoreaccount1 on the path-style endpoint
 // http://127.0.0.1:N/devstoreaccount1, as applications point the library at Azurite.
 import { args, call, check, connectionString, endpoint, entity, eq, etagOf, Fail, loadClient, must, ok, summary,
 	uniqueName, values, wantErr, DEV_KEY } from './lib.mjs';
-import { pendingChecks, crashRead } from './pending.mjs';
+import { etagOrderChecks, crashRead } from './etag_order.mjs';
 import { req } from '../../gateway/http_lib.mjs';
 
 const A = args();
 if (!A.port) {
-	console.error('usage: azure_storage_test.mjs --port N [--package PATH] [--pending | --crash-read t,pk,rk]');
+	console.error('usage: azure_storage_test.mjs --port N [--package PATH] [--crash-read t,pk,rk]');
 	process.exit(2);
 }
 const azure = loadClient(A.package);
@@ -26,8 +25,6 @@ const svc = azure.createTableService(connectionString(A.port));
 
 if (A['crash-read']) {
 	await crashRead(azure, svc, A['crash-read']);
-} else if (A.pending) {
-	await pendingChecks(azure, svc);
 } else {
 	await tableChecks();
 	await entityChecks();
@@ -36,6 +33,7 @@ if (A['crash-read']) {
 	await queryChecks();
 	await sasChecks();
 	await aclChecks();
+	await etagOrderChecks(azure, svc);
 }
 process.exit(summary() ? 0 : 1);
 

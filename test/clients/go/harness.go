@@ -29,8 +29,7 @@ import (
 var (
 	flagPort    = flag.Int("port", 0, "the gateway's port on 127.0.0.1")
 	flagAccount = flag.String("account", "", "name:key1:key2 of a configured account (host-style addressing)")
-	flagPending = flag.Bool("pending", false, "run only the checks of gateway changes not merged yet (pending.go)")
-	flagCrash   = flag.String("crash-read", "", "table,pk,rk: one point read whose owning node was just killed (pending)")
+	flagCrash   = flag.String("crash-read", "", "table,pk,rk: one point read whose owning node was just killed")
 )
 
 var passed, failed int

@@ -6,7 +6,7 @@
 // on a failure. Built offline in GOPATH mode (test/clients/run.sh):
 //
 //	GO111MODULE=off GOPATH=/usr/share/gocode go build -o tsclient-go ./test/clients/go
-//	tsclient-go -port N -account name:key1:key2 [-pending | -crash-read table,pk,rk]
+//	tsclient-go -port N -account name:key1:key2 [-crash-read table,pk,rk]
 //
 // The account must be configured in the gateway beside the development account
 // devstoreaccount1, which the emulator client (path-style URLs) uses.
@@ -48,8 +48,6 @@ func main() {
 	switch {
 	case *flagCrash != "":
 		crashRead(*flagCrash)
-	case *flagPending:
-		pendingChecks(&tsc)
 	default:
 		tableChecks(&tsc)
 		entityChecks(&tsc)
@@ -60,6 +58,7 @@ func main() {
 		sasChecks(&hc, &tsc)
 		aclChecks(&tsc)
 		emulatorChecks()
+		etagChecks(&tsc)
 	}
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	if failed > 0 {

@@ -4,7 +4,7 @@ EDM type, transactions, queries by page with continuation tokens, table and acco
 policies; each check written from the service's documentation and the client's documented
 behaviour. One line per check, "N passed, N failed"; exit 1 on a failure.
 
-    /usr/bin/python3 data_tables_test.py --port N [--pending | --crash-read t,pk,rk]
+    /usr/bin/python3 data_tables_test.py --port N [--crash-read t,pk,rk]
 """
 import datetime
 import logging
@@ -524,8 +524,8 @@ def acl_checks():
     svc.delete_table(t)
 
 
-# ------------------------------------------------------------------ pending (changes not merged)
-def pending_checks():
+# ------------------------------------------------------------------ ETags and property order (issue 27)
+def etag_order_checks():
     """Issue 27.3 (the ETag is W/"datetime'<Timestamp>'": a no-metadata page's ETag, which the
     client builds from Timestamp, works as If-Match), 27.4 (the client's empty transaction, an
     empty changeset part, is 202), 27.5 (PropertiesNeedValue, which the client turns into its
@@ -533,7 +533,7 @@ def pending_checks():
     t = uniq('dtpend')
     tc = svc.create_table(t)
 
-    @check('pending (issue 27.3): create answers the ETag W/"datetime\'<the next read\'s Timestamp>\'"')
+    @check('(issue 27.3): create answers the ETag W/"datetime\'<the next read\'s Timestamp>\'"')
     def _():
         md = tc.create_entity({'PartitionKey': 'p', 'RowKey': 'a', 'V': 1})
         tc.get_entity('p', 'a')
@@ -541,18 +541,18 @@ def pending_checks():
         ts = json.loads(Recorder.response().text)['Timestamp']
         eq(md['etag'], 'W/"datetime\'%s\'"' % ts.replace(':', '%3A'), 'ETag')
 
-    @check('pending (issue 27.3): a no-metadata page\'s ETag (built from Timestamp) works as If-Match')
+    @check('(issue 27.3): a no-metadata page\'s ETag (built from Timestamp) works as If-Match')
     def _():
         c = TableClient.from_connection_string(CS, t, **NO_RETRY)
         e = list(c.query_entities("RowKey eq 'a'", headers={'Accept': 'application/json;odata=nometadata'}))[0]
         tc.update_entity({'PartitionKey': 'p', 'RowKey': 'a', 'V': 2}, etag=e.metadata['etag'], match_condition=IF_NOT_MODIFIED)
 
-    @check('pending (issue 27.4): an empty transaction (the client sends one empty changeset part): 202, no results')
+    @check('(issue 27.4): an empty transaction (the client sends one empty changeset part): 202, no results')
     def _():
         eq(tc.submit_transaction([]), [], 'results')
         eq(Recorder.response().status_code, 202, 'status')
 
-    @check('pending (issue 27.5): an entity without PartitionKey or RowKey: 400 PropertiesNeedValue (the client\'s ValueError)')
+    @check('(issue 27.5): an entity without PartitionKey or RowKey: 400 PropertiesNeedValue (the client\'s ValueError)')
     def _():
         e = raises(lambda: tc.create_entity({'RowKey': 'x'}), ValueError)
         eq(str(e), 'PartitionKey must be present in an entity', 'message')
@@ -560,7 +560,7 @@ def pending_checks():
         eq(str(e), 'RowKey must be present in an entity', 'message')
         eq((Recorder.response().status_code, Recorder.response().headers.get('x-ms-error-code')), (400, 'PropertiesNeedValue'), 'answer')
 
-    @check('pending (issue 27.10): properties in the order written; a merge appends; a replace takes the request\'s order')
+    @check('(issue 27.10): properties in the order written; a merge appends; a replace takes the request\'s order')
     def _():
         tc.create_entity({'PartitionKey': 'o', 'RowKey': '1', 'Zeta': 1, 'Alpha': 2, 'Mid': 3})
         eq(list(props(tc.get_entity('o', '1'))), ['Zeta', 'Alpha', 'Mid'], 'create')
@@ -575,7 +575,7 @@ def pending_checks():
 def crash_read(spec):
     tbl, pk, rk = spec.split(',', 2)
 
-    @check('pending (issue 27.11): a point read right after the owning node crashed: 503 ServerBusy')
+    @check('(issue 27.11): a point read right after the owning node crashed: 503 ServerBusy')
     def _():
         http_err(lambda: svc.get_table_client(tbl).get_entity(pk, rk), 503, 'ServerBusy', 'read')
 
@@ -583,8 +583,6 @@ def crash_read(spec):
 if __name__ == '__main__':
     if A.crash_read:
         crash_read(A.crash_read)
-    elif A.pending:
-        pending_checks()
     else:
         table_checks()
         entity_checks()
@@ -593,4 +591,5 @@ if __name__ == '__main__':
         query_checks()
         sas_checks()
         acl_checks()
+        etag_order_checks()
     summary()

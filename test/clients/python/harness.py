@@ -17,8 +17,7 @@ DEV_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFP
 def parse_args(what):
     p = argparse.ArgumentParser(description=what)
     p.add_argument('--port', type=int, required=True, help="the gateway's port on 127.0.0.1")
-    p.add_argument('--pending', action='store_true', help='only the checks of gateway changes not merged yet')
-    p.add_argument('--crash-read', help='table,pk,rk: one point read whose owning node was just killed (pending)')
+    p.add_argument('--crash-read', help='table,pk,rk: one point read whose owning node was just killed')
     return p.parse_args()
 
 

@@ -1,7 +1,6 @@
-// pending.go - checks of gateway changes that are not merged yet (issue 27), run only with
-// -pending (test/clients/run.sh --pending): the ETag is exactly W/"datetime'<Timestamp>'" with the
-// body's Timestamp (point 3), and a point read right after the owning node crashed is 503
-// ServerBusy (point 11, -crash-read). The Go client cannot show points 5 and 10: it always sends
+// etag_order.go - the ETag is exactly W/"datetime'<Timestamp>'" with the body's Timestamp (issue
+// 27.3), and a point read right after the owning node crashed is 503 ServerBusy (issue 27.11,
+// -crash-read, run by test/clients/run.sh after killing a node). The Go client cannot show points 5 and 10: it always sends
 // PartitionKey and RowKey, and it keeps properties in Go maps (no order).
 package main
 
@@ -19,12 +18,12 @@ func etagOf(ts string) string {
 	return `W/"datetime'` + strings.ReplaceAll(ts, ":", "%3A") + `'"`
 }
 
-func pendingChecks(tsc *storage.TableServiceClient) {
-	tb := tsc.GetTableReference(uniqueName("gopend"))
-	check("pending: create the table", func(t *T) { t.must(tb.Create(30, storage.EmptyPayload, nil), "create") })
+func etagChecks(tsc *storage.TableServiceClient) {
+	tb := tsc.GetTableReference(uniqueName("goetag"))
+	check("ETags: create the table", func(t *T) { t.must(tb.Create(30, storage.EmptyPayload, nil), "create") })
 	defer tb.Delete(30, nil)
 
-	check("pending (issue 27.3): insert: ETag and odata.etag are W/\"datetime'<the body's Timestamp>'\"", func(t *T) {
+	check("(issue 27.3): insert: ETag and odata.etag are W/\"datetime'<the body's Timestamp>'\"", func(t *T) {
 		e := tb.GetEntityReference("p", "a")
 		e.Properties = map[string]interface{}{"V": 1}
 		t.must(e.Insert(storage.MinimalMetadata, nil), "insert")
@@ -36,7 +35,7 @@ func pendingChecks(tsc *storage.TableServiceClient) {
 		t.eq(ex.header.Get("ETag"), etagOf(m[1]), "ETag header")
 		t.eq(e.OdataEtag, etagOf(m[1]), "odata.etag")
 	})
-	check("pending (issue 27.3): update, merge, upserts: the ETag answered is the next read's Timestamp", func(t *T) {
+	check("(issue 27.3): update, merge, upserts: the ETag answered is the next read's Timestamp", func(t *T) {
 		e := tb.GetEntityReference("p", "a")
 		for i, op := range []func() error{
 			func() error { return e.Update(true, nil) }, func() error { return e.Merge(true, nil) },
@@ -54,7 +53,7 @@ func pendingChecks(tsc *storage.TableServiceClient) {
 			t.eq(etag, etagOf(m[1]), "ETag of write "+string(rune('0'+i)))
 		}
 	})
-	check("pending (issue 27.3): a batch's ETags are those of the entities' Timestamps", func(t *T) {
+	check("(issue 27.3): a batch's ETags are those of the entities' Timestamps", func(t *T) {
 		b := tb.NewBatch()
 		for _, rk := range []string{"b1", "b2", "b3"} {
 			x := tb.GetEntityReference("p", rk)
@@ -88,7 +87,7 @@ func crashRead(spec string) {
 	}
 	setup(&c)
 	tsc := c.GetTableService()
-	check("pending (issue 27.11): a point read right after the owning node crashed: 503 ServerBusy", func(t *T) {
+	check("(issue 27.11): a point read right after the owning node crashed: 503 ServerBusy", func(t *T) {
 		err := tsc.GetTableReference(p[0]).GetEntityReference(p[1], p[2]).Get(30, storage.MinimalMetadata, nil)
 		t.wantErr(err, 503, "ServerBusy", "get")
 	})

@@ -1,5 +1,4 @@
-// test/clients/azure-storage/pending.mjs - azure-storage 2.10.7 checks of gateway changes that are
-// not merged yet (issue 27), run only with --pending (test/clients/run.sh --pending):
+// test/clients/azure-storage/etag_order.mjs - azure-storage 2.10.7 and the entity's form (issue 27):
 //   27.3  the ETag is exactly W/"datetime'<Timestamp>'" with the body's Timestamp, and the ETag the
 //         library builds from a no-metadata page's Timestamp works as If-Match;
 //   27.10 properties come back in the order written (the library keeps the JSON's order);
@@ -9,25 +8,25 @@ import { call, check, entity, eq, etagOf, must, ok, uniqueName, wantErr } from '
 
 const etagFor = (ts) => `W/"datetime'${ts.replaceAll(':', '%3A')}'"`;
 
-export async function pendingChecks(azure, svc) {
+export async function etagOrderChecks(azure, svc) {
 	const { TableBatch, TableQuery, TableUtilities } = azure;
 	const t = uniqueName('aspend');
-	await check('pending: create the table', async () => must(await call(svc, 'createTable', t), 'create'));
+	await check('ETags and order: create the table', async () => must(await call(svc, 'createTable', t), 'create'));
 
-	await check('pending (issue 27.3): insertEntity: the ETag is W/"datetime\'<the body\'s Timestamp>\'"', async () => {
+	await check('(issue 27.3): insertEntity: the ETag is W/"datetime\'<the body\'s Timestamp>\'"', async () => {
 		const r = must(await call(svc, 'insertEntity', t, entity('p', 'a', { V: 1 }), { echoContent: true }), 'insert');
 		const ts = r.response.body.Timestamp;
 		eq(r.response.headers.etag, etagFor(ts), 'ETag header');
 		eq(r.response.body['odata.etag'], etagFor(ts), 'odata.etag');
 	});
-	await check('pending (issue 27.3): merge, replace, upserts: the ETag answered is the next read\'s Timestamp', async () => {
+	await check('(issue 27.3): merge, replace, upserts: the ETag answered is the next read\'s Timestamp', async () => {
 		for (const op of ['mergeEntity', 'replaceEntity', 'insertOrReplaceEntity', 'insertOrMergeEntity']) {
 			const w = must(await call(svc, op, t, entity('p', 'a', { V: 2 })), op);
 			const r = must(await call(svc, 'retrieveEntity', t, 'p', 'a'), 'read');
 			eq(etagOf(w.result), etagFor(r.response.body.Timestamp), op);
 		}
 	});
-	await check('pending (issue 27.3): a batch\'s part ETags are those of the entities\' Timestamps', async () => {
+	await check('(issue 27.3): a batch\'s part ETags are those of the entities\' Timestamps', async () => {
 		const b = new TableBatch();
 		b.insertEntity(entity('p', 'b1'), { echoContent: true });
 		b.insertEntity(entity('p', 'b2'));
@@ -38,7 +37,7 @@ export async function pendingChecks(azure, svc) {
 			eq(etagOf(r.result[i].entity), etagFor(e.response.body.Timestamp), rk);
 		}
 	});
-	await check('pending (issue 27.3): a no-metadata page\'s ETag (the library builds it from Timestamp) works as If-Match', async () => {
+	await check('(issue 27.3): a no-metadata page\'s ETag (the library builds it from Timestamp) works as If-Match', async () => {
 		const q = must(await call(svc, 'queryEntities', t, new TableQuery().where('RowKey eq ?', 'a'), null,
 			{ payloadFormat: TableUtilities.PayloadFormat.NO_METADATA }), 'query');
 		const e = q.result.entries[0];
@@ -48,12 +47,12 @@ export async function pendingChecks(azure, svc) {
 			412, 'UpdateConditionNotSatisfied', 'the same ETag again');
 	});
 
-	await check('pending (issue 27.10): a read returns the properties in the order inserted', async () => {
+	await check('(issue 27.10): a read returns the properties in the order inserted', async () => {
 		must(await call(svc, 'insertEntity', t, entity('o', '1', { Zeta: 1, Alpha: 2, Mid: 3 })), 'insert');
 		const r = must(await call(svc, 'retrieveEntity', t, 'o', '1'), 'read');
 		eq(Object.keys(r.result).filter((k) => k !== '.metadata'), ['PartitionKey', 'RowKey', 'Timestamp', 'Zeta', 'Alpha', 'Mid'], 'order');
 	});
-	await check('pending (issue 27.10): a merge keeps the order and appends new properties; a replace takes the request\'s', async () => {
+	await check('(issue 27.10): a merge keeps the order and appends new properties; a replace takes the request\'s', async () => {
 		must(await call(svc, 'mergeEntity', t, entity('o', '1', { Beta: 4, Alpha: 5 })), 'merge');
 		let r = must(await call(svc, 'retrieveEntity', t, 'o', '1'), 'read');
 		eq(Object.keys(r.result).slice(3, -1), ['Zeta', 'Alpha', 'Mid', 'Beta'], 'after merge');
@@ -61,7 +60,7 @@ export async function pendingChecks(azure, svc) {
 		r = must(await call(svc, 'retrieveEntity', t, 'o', '1'), 'read');
 		eq(Object.keys(r.result).slice(3, -1), ['Mid', 'Zeta'], 'after replace');
 	});
-	await check('pending (issue 27.10): query pages and batch echoes keep the order too', async () => {
+	await check('(issue 27.10): query pages and batch echoes keep the order too', async () => {
 		const b = new TableBatch();
 		b.insertEntity(entity('o', '2', { Y: 1, X: 2 }), { echoContent: true });
 		const r = must(await call(svc, 'executeBatch', t, b), 'batch');
@@ -75,7 +74,7 @@ export async function pendingChecks(azure, svc) {
 // one point read of an entity whose owning node was just killed: 503 ServerBusy, never 500
 export async function crashRead(azure, svc, spec) {
 	const [t, pk, rk] = spec.split(',');
-	await check('pending (issue 27.11): a point read right after the owning node crashed: 503 ServerBusy', async () => {
+	await check('(issue 27.11): a point read right after the owning node crashed: 503 ServerBusy', async () => {
 		wantErr(await call(svc, 'retrieveEntity', t, pk, rk), 503, 'ServerBusy', 'read');
 	});
 }

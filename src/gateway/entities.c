@@ -8,23 +8,12 @@
 
 #include <string.h>
 
-static bool
-one_row(Req *r, PGresult *res)
-{
-	if (PQntuples(res) >= 1)
-		return true;
-	PQclear(res);
-	resp_error(r, "InternalError", "The database function returned no row.");
-	return false;
-}
-
 void
 entities_insert(Req *r)
 {
 	const char *body;
 	const char *params[7];
 	bool		echo = !prefer_no_content(r->prefer);
-	SqlError	err;
 	PGresult   *res;
 	char	   *loc;
 
@@ -37,13 +26,8 @@ entities_insert(Req *r)
 	params[4] = r->base;
 	params[5] = r->account->name;
 	params[6] = r->key_scope;
-	res = sql_call(r, SQL_INSERT_ENTITY, params, &err);
+	res = sql_call_row(r, SQL_INSERT_ENTITY, params);
 	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
-		return;
-	}
-	if (!one_row(r, res))
 		return;
 	loc = entity_url(r, r->target.table, PQgetvalue(res, 0, 1), (size_t) PQgetlength(res, 0, 1),
 					 PQgetvalue(res, 0, 2), (size_t) PQgetlength(res, 0, 2));
@@ -70,7 +54,6 @@ entities_write(Req *r)
 	const char *body;
 	const char *params[7];
 	bool		merge = r->op->id == OP_MERGE_ENTITY || r->op->id == OP_INSERT_OR_MERGE;
-	SqlError	err;
 	PGresult   *res;
 
 	if (!body_text(r, &body))
@@ -82,13 +65,8 @@ entities_write(Req *r)
 	params[4] = merge ? "true" : "false";
 	params[5] = r->if_match;
 	params[6] = r->key_scope;
-	res = sql_call(r, SQL_WRITE_ENTITY, params, &err);
+	res = sql_call_row(r, SQL_WRITE_ENTITY, params);
 	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
-		return;
-	}
-	if (!one_row(r, res))
 		return;
 	resp_empty(r, 204);
 	resp_header(r, "ETag", arena_strdup(&r->arena, PQgetvalue(res, 0, 0)));
@@ -129,7 +107,6 @@ void
 entities_get(Req *r)
 {
 	const char *params[8];
-	SqlError	err;
 	PGresult   *res;
 
 	params[0] = r->target.table;
@@ -140,13 +117,8 @@ entities_get(Req *r)
 	params[5] = r->base;
 	params[6] = r->account->name;
 	params[7] = r->key_scope;
-	res = sql_call(r, SQL_GET_ENTITY, params, &err);
+	res = sql_call_row(r, SQL_GET_ENTITY, params);
 	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
-		return;
-	}
-	if (!one_row(r, res))
 		return;
 	resp_json(r, 200, PQgetvalue(res, 0, 1), (size_t) PQgetlength(res, 0, 1));
 	resp_header(r, "ETag", arena_strdup(&r->arena, PQgetvalue(res, 0, 0)));
@@ -157,7 +129,6 @@ void
 entities_query(Req *r)
 {
 	const char *params[10];
-	SqlError	err;
 	PGresult   *res;
 	const char *filter = query_get(&r->target.query, "$filter");
 
@@ -171,13 +142,8 @@ entities_query(Req *r)
 	params[7] = r->base;
 	params[8] = r->account->name;
 	params[9] = r->key_scope;
-	res = sql_call(r, SQL_QUERY_ENTITIES, params, &err);
+	res = sql_call_row(r, SQL_QUERY_ENTITIES, params);
 	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
-		return;
-	}
-	if (!one_row(r, res))
 		return;
 	resp_json(r, 200, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0));
 	if (!PQgetisnull(res, 0, 1))

@@ -10,26 +10,23 @@
 #include "gateway.h"
 #include "sqlapi.h"
 
+/* The policy in the result's first column, as JSON (not an OData resource). */
+static void
+respond_policy(Req *r, int status, PGresult *res)
+{
+	resp_json(r, status, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0));
+	r->resp.content_type = "application/json";
+}
+
 void
 indexing_get(Req *r)
 {
 	const char *params[1] = {r->target.table};
-	SqlError	err;
-	PGresult   *res = sql_call(r, SQL_GET_INDEXING, params, &err);
+	PGresult   *res = sql_call_row(r, SQL_GET_INDEXING, params);
 
 	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
 		return;
-	}
-	if (PQntuples(res) < 1)
-	{
-		PQclear(res);
-		resp_error(r, "InternalError", "The database function returned no row.");
-		return;
-	}
-	resp_json(r, 200, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0));
-	r->resp.content_type = "application/json";	/* not an OData resource */
+	respond_policy(r, 200, res);
 	if (!PQgetisnull(res, 0, 1))
 		resp_header(r, "x-ms-tablestore-indexing-progress", sql_field(r, res, 0, 1));
 	PQclear(res);
@@ -40,26 +37,15 @@ indexing_set(Req *r)
 {
 	const char *params[2];
 	const char *body;
-	SqlError	err;
 	PGresult   *res;
 
 	if (!body_text(r, &body))
 		return;
 	params[0] = r->target.table;
 	params[1] = body;
-	res = sql_call(r, SQL_SET_INDEXING, params, &err);
+	res = sql_call_row(r, SQL_SET_INDEXING, params);
 	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
 		return;
-	}
-	if (PQntuples(res) < 1)
-	{
-		PQclear(res);
-		resp_error(r, "InternalError", "The database function returned no row.");
-		return;
-	}
-	resp_json(r, 202, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0));
-	r->resp.content_type = "application/json";
+	respond_policy(r, 202, res);
 	PQclear(res);
 }

@@ -259,3 +259,23 @@ sql_field(Req *r, const PGresult *res, int row, int col)
 {
 	return PQgetisnull(res, row, col) ? NULL : arena_strdup(&r->arena, PQgetvalue(res, row, col));
 }
+
+PGresult *
+sql_call_row(Req *r, SqlStmt st, const char *const *params)
+{
+	SqlError	err;
+	PGresult   *res = sql_call(r, st, params, &err);
+
+	if (res == NULL)
+	{
+		sql_error_respond(r, &err);
+		return NULL;
+	}
+	if (PQntuples(res) < 1)
+	{
+		PQclear(res);
+		resp_error(r, "InternalError", "The database function returned no row.");
+		return NULL;
+	}
+	return res;
+}

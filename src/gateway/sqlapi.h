@@ -54,6 +54,12 @@ extern PGresult *sql_call(struct Req *r, SqlStmt st, const char *const *params, 
 /* Answer the request with the error. */
 extern void sql_error_respond(struct Req *r, const SqlError *err);
 
+/*
+ * sql_call for a statement that answers at least one row: the result, or NULL when the request
+ * is answered already (the statement's error, or InternalError for no row).
+ */
+extern PGresult *sql_call_row(struct Req *r, SqlStmt st, const char *const *params);
+
 /* Run a statement for its effect; false: the request is answered with its error. */
 extern bool sql_run(struct Req *r, SqlStmt st, const char *const *params);
 

@@ -13,7 +13,6 @@ tables_create(Req *r)
 {
 	const char *body;
 	const char *params[5];
-	SqlError	err;
 	PGresult   *res;
 	const char *name;
 	char	   *loc;
@@ -30,18 +29,9 @@ tables_create(Req *r)
 	params[2] = r->base;
 	params[3] = r->account->name;
 	params[4] = r->indexing_policy;	/* NULL: the default policy (every property indexed) */
-	res = sql_call(r, SQL_CREATE_TABLE, params, &err);
+	res = sql_call_row(r, SQL_CREATE_TABLE, params);
 	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
 		return;
-	}
-	if (PQntuples(res) < 1)
-	{
-		PQclear(res);
-		resp_error(r, "InternalError", "The database function returned no row.");
-		return;
-	}
 	name = PQgetvalue(res, 0, 0);
 	loc = arena_printf(&r->arena, "%s/Tables('%s')", r->base, name);
 	resp_header(r, "Location", loc);
@@ -64,7 +54,6 @@ void
 tables_query(Req *r)
 {
 	const char *params[6];
-	SqlError	err;
 	PGresult   *res;
 	const char *filter = query_get(&r->target.query, "$filter");
 
@@ -74,18 +63,9 @@ tables_query(Req *r)
 	params[3] = meta_name(r->meta);
 	params[4] = r->base;
 	params[5] = r->account->name;
-	res = sql_call(r, SQL_QUERY_TABLES, params, &err);
+	res = sql_call_row(r, SQL_QUERY_TABLES, params);
 	if (res == NULL)
-	{
-		sql_error_respond(r, &err);
 		return;
-	}
-	if (PQntuples(res) < 1)
-	{
-		PQclear(res);
-		resp_error(r, "InternalError", "The database function returned no row.");
-		return;
-	}
 	resp_json(r, 200, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0));
 	if (!PQgetisnull(res, 0, 1))
 		set_token_header(r, "x-ms-continuation-NextTableName", PQgetvalue(res, 0, 1));

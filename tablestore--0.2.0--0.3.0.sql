@@ -511,7 +511,7 @@ CREATE FUNCTION tablestore.etag_matches(etag text, if_match text) RETURNS bool
 AS 'MODULE_PATHNAME', 'tablestore_etag_matches' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION tablestore.etag_matches(text, text) IS
-'Does an If-Match ETag match a row''s stored etag (the same text, a colon written : or %3A alike, or the service form of an ETag stored before 0.3.0)';
+'Does an If-Match ETag match a row''s stored etag (the same text, a colon written :, %3A or %3a alike, or the service form of an ETag stored before 0.3.0)';
 
 --------------------------------------------------------------------------------------------------
 -- Automatic indexing (issue 26). Tables created before 0.3.0 keep indexing nothing (policy "none":
@@ -607,6 +607,8 @@ CREATE OPERATOR CLASS tablestore.entity_gin_ops DEFAULT FOR TYPE tablestore.enti
 -- A table's policy (Cosmos DB's shape), recorded in the registry and applied online.
 CREATE FUNCTION tablestore.set_indexing_policy(tbl text, policy jsonb) RETURNS jsonb
 AS 'MODULE_PATHNAME', 'tablestore_set_indexing_policy' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+CREATE FUNCTION tablestore.rest_set_indexing_policy(tbl text, policy text) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_rest_set_indexing_policy' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION tablestore.get_indexing_policy(tbl text) RETURNS jsonb
 AS 'MODULE_PATHNAME', 'tablestore_get_indexing_policy' LANGUAGE C STABLE SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION tablestore.indexing_progress(tbl text) RETURNS int
@@ -631,6 +633,8 @@ COMMENT ON OPERATOR FAMILY tablestore.entity_gin_ops USING gin IS 'The entity in
 COMMENT ON OPERATOR CLASS tablestore.entity_gin_ops USING gin IS 'The entity index: a key per property, serving @~';
 COMMENT ON FUNCTION tablestore.set_indexing_policy(text, jsonb) IS
 'Set a table''s indexing policy ({"indexingMode":"consistent"|"none","includedPaths":[...],"excludedPaths":[...]}); applied online after commit';
+COMMENT ON FUNCTION tablestore.rest_set_indexing_policy(text, text) IS
+'REST: set a table''s indexing policy from its JSON text, read strictly (a member given twice is InvalidInput); as set_indexing_policy';
 COMMENT ON FUNCTION tablestore.get_indexing_policy(text) IS 'A table''s indexing policy, in its normal form';
 COMMENT ON FUNCTION tablestore.indexing_progress(text) IS 'How far a table''s entity index is from its policy: 100 when applied';
 

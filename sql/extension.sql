@@ -78,6 +78,11 @@ SELECT count(tablestore.insert_entity('Legacy', format('{"PartitionKey":"p","Row
 FROM generate_series(1, 50) i;
 ALTER EXTENSION tablestore UPDATE;
 SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
+-- with a table present, too: no difference from a fresh install, in either direction
+(SELECT 'only after the upgrade' AS side, object FROM (SELECT * FROM pg_temp.extension_objects() EXCEPT SELECT * FROM fresh) u)
+UNION ALL
+(SELECT 'only in a fresh install', object FROM (SELECT * FROM fresh EXCEPT SELECT * FROM pg_temp.extension_objects()) f)
+ORDER BY 1, 2;
 -- a table of 0.2.0 indexes nothing until its policy is set (the update builds no index); a new table
 -- indexes every property
 SELECT tablestore.get_indexing_policy('Legacy');

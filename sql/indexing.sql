@@ -72,6 +72,28 @@ SELECT table_name FROM rest_create_table('{"TableName":"RestPolicy"}', NULL, NUL
 SELECT get_indexing_policy('RestPolicy') ->> 'indexingMode' AS rest_mode;
 SELECT pg_temp.try($$SELECT table_name FROM tablestore.rest_create_table('{"TableName":"RestBad"}', NULL, NULL, NULL, '{"indexingMode":"none","indexingMode":"none"}')$$);
 SELECT pg_temp.try($$SELECT table_name FROM tablestore.rest_create_table('{"TableName":"RestBad"}', NULL, NULL, NULL, '{not json')$$);
+-- rest_set_indexing_policy reads the request's text strictly, as rest_create_table does
+SELECT rest_set_indexing_policy('RestPolicy', '{"excludedPaths":[{"path":"/Blob/?"}]}') ->> 'indexingMode' AS rest_set;
+SELECT get_indexing_policy('RestPolicy') -> 'excludedPaths' AS rest_set_excluded;
+SELECT pg_temp.try($$SELECT tablestore.rest_set_indexing_policy('RestPolicy', '{"indexingMode":"none","indexingMode":"consistent"}')$$);
+SELECT pg_temp.try($$SELECT tablestore.rest_set_indexing_policy('RestPolicy', '{"indexingMode":')$$);
+SELECT pg_temp.try($$SELECT tablestore.rest_set_indexing_policy('RestPolicy', NULL)$$);
+SELECT get_indexing_policy('RestPolicy') -> 'excludedPaths' AS unchanged;
+-- the names a policy lists fit in the index's options (its pg_attribute row, under the TOAST
+-- threshold): 1500 bytes together (5 names of 255 characters and their commas: 1279; 6: 1535)
+SELECT rest_set_indexing_policy('RestPolicy', format('{"excludedPaths":[%s]}',
+	string_agg(format('{"path":"/%s%s/?"}', chr(64 + i), repeat('x', 254)), ','))) ->> 'indexingMode' AS five_long_names
+FROM generate_series(1, 5) i;
+CALL tablestore.wait_for_indexing('RestPolicy', '2 minutes');
+SELECT indisvalid AS five_long_names_built, length(pg_get_indexdef(indexrelid)) > 1279 AS options_hold_them
+FROM pg_index WHERE indrelid = 'tablestore_data.restpolicy'::regclass AND indexrelid <> 'tablestore_data.restpolicy_pkey'::regclass;
+SELECT pg_temp.try(format($$SELECT tablestore.rest_set_indexing_policy('RestPolicy', %L)$$, format('{"excludedPaths":[%s]}',
+	string_agg(format('{"path":"/%s%s/?"}', chr(64 + i), repeat('x', 254)), ','))))
+FROM generate_series(1, 6) i;
+SELECT pg_temp.try(format($$SELECT tablestore.set_indexing_policy('RestPolicy', %L)$$, format('{"includedPaths":[%s],"excludedPaths":[{"path":"/*"}]}',
+	string_agg(format('{"path":"/P%s/?"}', i), ','))))
+FROM generate_series(1, 1000) i;
+SELECT jsonb_array_length(get_indexing_policy('RestPolicy') -> 'excludedPaths') AS still_five;
 SELECT table_name FROM rest_create_table('{"TableName":"RestDefault"}', NULL, NULL, NULL);
 SELECT get_indexing_policy('RestDefault') ->> 'indexingMode' AS rest_default_mode;
 

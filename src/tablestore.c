@@ -7,6 +7,7 @@
 #include "distribute.h"
 #include "fast_path.h"
 #include "fmgr.h"
+#include "indexing_policy.h"
 #include "plan_cache.h"
 #include "query.h"
 #include "remote_call.h"
@@ -27,5 +28,6 @@ _PG_init(void)
 	ts_remote_call_init();
 	ts_distribute_init();
 	ts_shard_fence_init();
+	ts_indexing_policy_init();
 	MarkGUCPrefixReserved("tablestore");
 }

@@ -337,6 +337,17 @@ index_policy_parse(const char *json, size_t len, IndexPolicy *p, TsError *err)
 		if (find_name(inc.names, inc.lens, inc.n, exc.names[i], exc.lens[i]))
 			return policy_error(err, "the property \"%s\" is both included and excluded",
 								pnstrdup(exc.names[i], exc.lens[i]));
+	{
+		size_t		bytes = 0;
+		const PathList *listed = inc.root ? &exc : &inc;
+
+		for (int i = 0; i < listed->n; i++)
+			bytes += listed->lens[i] + (i > 0);
+		if (bytes > INDEX_POLICY_MAX_NAME_BYTES)
+			return ts_fail(err, TSE_INDEX_POLICY, "the property names of the policy's paths take %zu bytes together; "
+						   "at most %d may be listed (the index carries them as its options)",
+						   bytes, INDEX_POLICY_MAX_NAME_BYTES);
+	}
 	p->all = inc.root;
 	if (p->all)
 	{

@@ -35,6 +35,9 @@ typedef enum OpResource
 	OPR_ANY = (1 << OPR_BITS) - 1
 } OpResource;
 
+/* OPR_BITS counts them: the highest resource is its last bit */
+_Static_assert(OPR_TABLE_INDEXING == 1 << (OPR_BITS - 1), "OPR_BITS is the number of resources");
+
 /* What If-Match says about the operation. */
 typedef enum OpIfMatch
 {

@@ -57,7 +57,7 @@ static const SqlDef defs[SQL__COUNT] = {
 	[SQL_GET_INDEXING] = {"gw_get_indexing",
 		"SELECT tablestore.get_indexing_policy($1::text)::text, tablestore.indexing_progress($1::text)", 1, true},
 	[SQL_SET_INDEXING] = {"gw_set_indexing",
-		"SELECT tablestore.set_indexing_policy($1::text, $2::text::jsonb)::text", 2, false},
+		"SELECT tablestore.rest_set_indexing_policy($1::text, $2::text)::text", 2, false},
 };
 
 const char *

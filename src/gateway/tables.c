@@ -21,7 +21,7 @@ tables_create(Req *r)
 		return;
 	if (r->indexing_policy && !header_text_ok(r->indexing_policy))
 	{
-		resp_error(r, "InvalidHeaderValue", "x-ms-tablestore-indexing-policy is a JSON object of printable characters.");
+		resp_error(r, "InvalidHeaderValue", "x-ms-tablestore-indexing-policy is a policy's JSON in UTF-8, at most 1 KiB (a longer one: PUT ?comp=indexingpolicy).");
 		return;
 	}
 	params[0] = body;

@@ -14,6 +14,15 @@ const POLICY = 'comp=indexingpolicy';
 const getPolicy = (t, o = {}) => r({ path: `/${t}`, query: POLICY, ...o });
 const putPolicy = (t, body, o = {}) => r({ method: 'PUT', path: `/${t}`, query: POLICY, body, ...o });
 
+// A table's service SAS (sv 2019-02-02), as the service's "Create a service SAS" page defines it:
+// sp\nst\nse\n/table/<account>/<table>\nsi\nsip\nspr\nsv\nspk\nsrk\nepk\nerk
+function tableSas(acct, table, { sp, si = '', se = '2099-01-01T00:00:00Z' }) {
+	const sv = '2019-02-02';
+	const sts = `${sp}\n\n${se}\n/table/${acct.name}/${table.toLowerCase()}\n${si}\n\n\n${sv}\n\n\n\n`;
+	const sig = crypto.createHmac('sha256', Buffer.from(acct.key, 'base64')).update(sts, 'utf8').digest('base64');
+	return new URLSearchParams({ sv, tn: table, sp, se, sig }).toString();
+}
+
 async function applied(t) {
 	for (let i = 0; i < 200; i++) {
 		const g = await getPolicy(t);
@@ -61,6 +70,12 @@ for (const [bad, what] of [['{"indexingMode":"none","x":"\u00e9"}', 'a byte that
 	const c = await r({ method: 'POST', path: '/Tables', body: { TableName: t }, headers: { 'x-ms-tablestore-indexing-policy': bad } });
 	ok(c.status === 400 && errCode(c) === 'InvalidHeaderValue', `${what} in the header: 400 InvalidHeaderValue`, `${c.status} ${errCode(c)}`);
 	ok((await r({ path: `/Tables('${t}')` })).status === 404, `and no table was created (${what})`);
+	if (what.startsWith('more than 1 KiB')) {
+		await r({ method: 'POST', path: '/Tables', body: { TableName: t } });
+		const p = await putPolicy(t, bad);
+		ok(p.status === 202 && p.json?.excludedPaths?.length === 80, 'the same policy through PUT: 202, its 80 paths', `${p.status} ${p.text.slice(0, 120)}`);
+		await r({ method: 'DELETE', path: `/Tables('${t}')` });
+	}
 }
 
 // changing it online: entities written before and after, the same answers under each policy
@@ -86,6 +101,11 @@ for (const [bad, what] of [['{"indexingMode":"none","x":"\u00e9"}', 'a byte that
 {
 	const m = await putPolicy(T1, '{"indexingMode": ');
 	ok(m.status === 400 && errCode(m) === 'InvalidInput', 'PUT with malformed JSON: 400 InvalidInput', `${m.status} ${errCode(m)}`);
+	const dup = await putPolicy(T1, '{"indexingMode":"none","indexingMode":"consistent"}');
+	ok(dup.status === 400 && errCode(dup) === 'InvalidInput', 'PUT with a member given twice: 400 InvalidInput (read strictly, as the header)', `${dup.status} ${errCode(dup)}`);
+	const names = Array.from({ length: 6 }, (_, i) => ({ path: `/${String.fromCharCode(65 + i)}${'x'.repeat(254)}/?` }));
+	const big = await putPolicy(T1, { excludedPaths: names });
+	ok(big.status === 400 && errCode(big) === 'InvalidInput', 'PUT naming more than 1500 bytes of properties: 400 InvalidInput', `${big.status} ${errCode(big)}`);
 	const u = await putPolicy(T1, { indexingMode: 'consistent', spatialIndexes: [{ path: '/Place/*', types: ['Point'] }] });
 	ok(u.status === 400 && errCode(u) === 'InvalidInput', 'PUT with what tablestore does not do (spatialIndexes): 400 InvalidInput', `${u.status} ${errCode(u)} ${u.text.slice(0, 200)}`);
 	const g = await getPolicy(T1);
@@ -105,9 +125,16 @@ for (const [bad, what] of [['{"indexingMode":"none","x":"\u00e9"}', 'a byte that
 {
 	const sas = accountSas(DEV, { sp: 'rwdlacu', srt: 'sco' });
 	const g = await r({ path: `/${T1}`, query: `${POLICY}&${sas}`, noAuth: true });
-	ok(g.status === 403, 'GET with an account SAS of every permission and resource type: 403', `${g.status} ${errCode(g)}`);
+	ok(g.status === 403 && errCode(g) === 'AuthorizationPermissionMismatch', 'GET with an account SAS of every permission and resource type: 403 AuthorizationPermissionMismatch', `${g.status} ${errCode(g)}`);
 	const p = await r({ method: 'PUT', path: `/${T1}`, query: `${POLICY}&${sas}`, noAuth: true, body: { indexingMode: 'none' } });
-	ok(p.status === 403, 'PUT with it: 403', `${p.status} ${errCode(p)}`);
+	ok(p.status === 403 && errCode(p) === 'AuthorizationPermissionMismatch', 'PUT with it: 403 AuthorizationPermissionMismatch', `${p.status} ${errCode(p)}`);
+	const tsas = tableSas(DEV, T1, { sp: 'raud' });
+	const read = await r({ path: `/${T1}()`, query: `$top=1&${tsas}`, noAuth: true });
+	ok(read.status === 200, 'a table SAS of every permission reads the table (the control)', `${read.status} ${errCode(read)}`);
+	const tg = await r({ path: `/${T1}`, query: `${POLICY}&${tsas}`, noAuth: true });
+	ok(tg.status === 403, 'GET with that table SAS: 403', `${tg.status} ${errCode(tg)}`);
+	const tp = await r({ method: 'PUT', path: `/${T1}`, query: `${POLICY}&${tsas}`, noAuth: true, body: { indexingMode: 'none' } });
+	ok(tp.status === 403, 'PUT with it: 403', `${tp.status} ${errCode(tp)}`);
 	const n = await r({ method: 'PUT', path: `/${T1}`, query: POLICY, noAuth: true, body: { indexingMode: 'none' } });
 	ok(n.status === 403 || n.status === 401, 'PUT without credentials: refused', `${n.status} ${errCode(n)}`);
 	const bad = await r({ method: 'PUT', path: `/${T1}`, query: POLICY, key: crypto.randomBytes(64).toString('base64'), body: { indexingMode: 'none' } });

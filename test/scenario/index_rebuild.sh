@@ -116,3 +116,38 @@ check "the retry applies it: one valid index of the policy, nothing invalid" \
 	"$(q $DB "SELECT string_agg(pg_get_indexdef(indexrelid) ~ 'excluded=''Name''' || '/' || indisvalid, ',') FROM pg_index
 		WHERE indrelid = 'tablestore_data.rebuilt'::regclass AND indexrelid <> 'tablestore_data.rebuilt_pkey'::regclass")" "true/true"
 check "and answers through it" "$(q $DB "SELECT count(*) FROM tablestore.query_entities('Rebuilt', 'Code ge 1 and Code le 1000')")" "1000"
+
+# a change while the lock a build holds is taken (a build, or anything holding SHARE UPDATE
+# EXCLUSIVE): TSI03 (ServerBusy) after about 3 s, never a wait as long as the holder's, and the
+# policy unchanged
+before=$(q $DB "SELECT tablestore.get_indexing_policy('Rebuilt')")
+PGAPPNAME=holder psql -X -q -d $DB -c "BEGIN; LOCK TABLE tablestore_data.rebuilt IN SHARE UPDATE EXCLUSIVE MODE; SELECT pg_sleep(20); COMMIT;" >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 1 100); do
+	[ "$(q $DB "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.relation = 'tablestore_data.rebuilt'::regclass AND l.mode = 'ShareUpdateExclusiveLock' AND l.granted")" = 1 ] && break
+	sleep 0.05
+done
+t0=$(date +%s%N)
+busy=$(psql -X -q -d $DB -v VERBOSITY=verbose -c "SELECT tablestore.set_indexing_policy('Rebuilt', '{\"indexingMode\":\"none\"}')" 2>&1 | grep -o 'TSI03' | head -1 || true)
+waited=$((($(date +%s%N) - t0) / 1000000))
+check "a change while the build's lock is held: TSI03" "$busy" "TSI03"
+check "after about 3 s, not the holder's 20" "$([ $waited -ge 2500 ] && [ $waited -lt 10000 ] && echo yes || echo "no: ${waited} ms")" "yes"
+check "the policy is unchanged" "$(q $DB "SELECT tablestore.get_indexing_policy('Rebuilt')")" "$before"
+q $DB "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'holder'" >/dev/null
+wait $holder 2>/dev/null || true	# terminated: psql fails
+
+# at most tablestore.max_index_builds index workers of one database at once: with one waiting
+# (its change not committed yet), a change of another table is TSI02 and changes nothing
+q $DB "SELECT tablestore.create_table('Other', '{\"indexingMode\":\"none\"}')" >/dev/null
+PGAPPNAME=holder psql -X -q -d $DB -c "BEGIN; SELECT tablestore.set_indexing_policy('Rebuilt', '{\"excludedPaths\":[{\"path\":\"/Flag/?\"}]}'); SELECT pg_sleep(20); COMMIT;" >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 1 100); do
+	[ "$(q $DB "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'tablestore index worker'")" -ge 1 ] && break
+	sleep 0.05
+done
+capped=$(psql -X -q -d $DB -v VERBOSITY=verbose -c "SET tablestore.max_index_builds = 1" -c "SELECT tablestore.set_indexing_policy('Other', '{\"indexingMode\":\"consistent\"}')" 2>&1 | grep -o 'TSI02' | head -1 || true)
+check "a second build past tablestore.max_index_builds = 1: TSI02" "$capped" "TSI02"
+check "and the other table's policy is unchanged" "$(q $DB "SELECT tablestore.get_indexing_policy('Other') ->> 'indexingMode'")" "none"
+check "with the default (2) it is taken" "$(q $DB "SELECT tablestore.set_indexing_policy('Other', '{\"indexingMode\":\"consistent\"}') ->> 'indexingMode'")" "consistent"
+q $DB "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'holder'" >/dev/null
+wait $holder 2>/dev/null || true	# terminated: psql fails

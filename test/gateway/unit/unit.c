@@ -139,6 +139,8 @@ test_sas_needs(void)
 		{OP_DELETE_TABLE, "o", "d", false},
 		{OP_GET_TABLE_ACL, "sco", "rwdlacup", false},
 		{OP_SET_TABLE_ACL, "sco", "rwdlacup", false},
+		{OP_GET_INDEXING_POLICY, "sco", "rwdlacup", false},
+		{OP_SET_INDEXING_POLICY, "sco", "rwdlacup", false},
 		/* entities need o: srt=c or sc lists nothing (the high finding) */
 		{OP_QUERY_ENTITIES, "o", "r", true},
 		{OP_QUERY_ENTITIES, "c", "r", false},
@@ -194,6 +196,8 @@ test_sas_needs(void)
 		CHECK(sas_allows(&sas, &ops_def(OP_QUERY_TABLES)->sas, NULL, &why) != NULL, "table SAS: Query Tables");
 		CHECK(sas_allows(&sas, &ops_def(OP_CREATE_TABLE)->sas, NULL, &why) != NULL, "table SAS: Create Table");
 		CHECK(sas_allows(&sas, &ops_def(OP_GET_TABLE_ACL)->sas, "orders", &why) != NULL, "table SAS: its ACL");
+		CHECK(sas_allows(&sas, &ops_def(OP_GET_INDEXING_POLICY)->sas, "orders", &why) != NULL, "table SAS: its indexing policy");
+		CHECK(sas_allows(&sas, &ops_def(OP_SET_INDEXING_POLICY)->sas, "orders", &why) != NULL, "table SAS: setting its indexing policy");
 		sas.perms = SAS_P_ADD;
 		CHECK(sas_allows(&sas, &ops_def(OP_INSERT_OR_MERGE)->sas, "orders", &why) != NULL, "table SAS: upsert needs a and u");
 	}

@@ -530,7 +530,7 @@ def etag_order_checks():
     client builds from Timestamp, works as If-Match), 27.4 (the client's empty transaction, an
     empty changeset part, is 202), 27.5 (PropertiesNeedValue, which the client turns into its
     ValueError), 27.10 (properties in the order written)."""
-    t = uniq('dtpend')
+    t = uniq('dtetag')
     tc = svc.create_table(t)
 
     @check('(issue 27.3): create answers the ETag W/"datetime\'<the next read\'s Timestamp>\'"')

@@ -747,14 +747,19 @@ index_load() {
 	psql -X -q -d "$db" -c "VACUUM ANALYZE tablestore_data.$t"
 }
 
-# "(machine loaded: ...)" when the load average is above the cores: the lead's figures come from a quiet machine
+# "(machine loaded: ...)" when the load average was above the cores when the workload started
+# (LOAD_AT_START, its /proc/loadavg line: at the end the workload's own clients count in it); the
+# lead's figures come from a quiet machine
 load_note() {
-	awk -v c="$(nproc)" '{ if ($1 > c) printf "**Machine loaded** (load average %s %s %s on %d cores): ratios only, rerun on a quiet machine.", $1, $2, $3, c;
-		else printf "Load average %s %s %s on %d cores.", $1, $2, $3, c }' /proc/loadavg
+	echo "$1" | awk -v c="$(nproc)" -v end="$(cut -d' ' -f1-3 /proc/loadavg)" '{
+		if ($1 > c) printf "**Machine loaded** (load average %s %s %s on %d cores when it started): ratios only, rerun on a quiet machine.", $1, $2, $3, c;
+		else printf "Load average %s %s %s on %d cores when it started (%s at the end, its own clients included).", $1, $2, $3, c, end }'
 }
 
 workload_index() {
 	local n=${INDEX_N:-1000000} secs=3 scans=3 rounds=3 wsecs=5 azrounds=3 started=$SECONDS db build nobuild
+	local load0
+	load0=$(cat /proc/loadavg)
 	[ $QUICK -eq 1 ] && n=20000 secs=1 scans=1 rounds=1 wsecs=1 azrounds=1
 	local azn=${INDEX_AZ_N:-$n}
 	db=$(bench_db index)
@@ -862,7 +867,7 @@ FROM (SELECT pk, rk, ts, etag, doc, row_number() OVER (ORDER BY pk, rk) n FROM (
 	done
 	psql -X -q -c "DROP DATABASE $db"
 
-	MACHINE="$(machine_line) $(load_note)" N=$n AZN=$azn BUILD=$build AZLOAD=$azload TOOK=$((SECONDS - started)) \
+	MACHINE="$(machine_line) $(load_note "$load0")" N=$n AZN=$azn BUILD=$build AZLOAD=$azload TOOK=$((SECONDS - started)) \
 		FILTERS="$BENCH_DIR/index/filters.tsv" perl -e '
 		my ($q, $w, $gw, $az, $sizes, $matches) = @ARGV;
 		sub med { my @a = sort { $a <=> $b } @_; my $n = @a; $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2 }
@@ -929,6 +934,8 @@ FROM (SELECT pk, rk, ts, etag, doc, row_number() OVER (ORDER BY pk, rk) n FROM (
 # same entities at every size, the index's build time and size per entity.
 workload_index_scale() {
 	local sizes=${INDEX_SCALE_SIZES:-100000 1000000 10000000} secs=5 db n t build started=$SECONDS
+	local load0
+	load0=$(cat /proc/loadavg)
 	[ $QUICK -eq 1 ] && sizes="2000 20000" secs=1
 	db=$(bench_db index_scale)
 	psql -X -q -d "$db" -c "CREATE EXTENSION pg_prewarm" >/dev/null
@@ -954,7 +961,7 @@ workload_index_scale() {
 		psql -X -q -d "$db" -c "SELECT tablestore.drop_table('$t')" >/dev/null
 	done
 	psql -X -q -c "DROP DATABASE $db"
-	MACHINE="$(machine_line) $(load_note)" TOOK=$((SECONDS - started)) perl -e '
+	MACHINE="$(machine_line) $(load_note "$load0")" TOOK=$((SECONDS - started)) perl -e '
 		my @r = map { chomp; [split /\t/] } <>;
 		print "## Automatic indexing against the table\x27s size\n\n$ENV{MACHINE} This workload took $ENV{TOOK} s.\n\n";
 		print "One table per size (bench/index/entities.pl, COPY, then the entity index built by set_indexing_policy), steady state (prewarmed);\n";

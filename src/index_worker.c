@@ -353,6 +353,17 @@ drop_leftovers(Oid relid, MemoryContext keep)
 		run_toplevel(lfirst(lc));
 }
 
+/* The error being handled: into the server log, and the transaction it happened in aborted. */
+static void
+log_and_abort(void)
+{
+	HOLD_INTERRUPTS();
+	EmitErrorReport();
+	FlushErrorState();
+	AbortOutOfAnyTransaction();
+	RESUME_INTERRUPTS();
+}
+
 void
 tablestore_index_worker_main(Datum arg)
 {
@@ -376,22 +387,14 @@ tablestore_index_worker_main(Datum arg)
 	PG_CATCH();
 	{
 		/* logged, and what the failed step left dropped; set_indexing_policy runs the worker again */
-		HOLD_INTERRUPTS();
-		EmitErrorReport();
-		FlushErrorState();
-		AbortOutOfAnyTransaction();
-		RESUME_INTERRUPTS();
+		log_and_abort();
 		PG_TRY();
 		{
 			drop_leftovers(relid, keep);
 		}
 		PG_CATCH();
 		{
-			HOLD_INTERRUPTS();
-			EmitErrorReport();
-			FlushErrorState();
-			AbortOutOfAnyTransaction();
-			RESUME_INTERRUPTS();
+			log_and_abort();
 		}
 		PG_END_TRY();
 		proc_exit(1);

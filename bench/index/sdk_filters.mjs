@@ -7,20 +7,8 @@
 //   node sdk_filters.mjs pages PORT TABLE ROUNDS FILTERS_TSV
 //       for each filter of the file: ROUNDS first pages (at most 1000 entities, one client), one JSON
 //       line per filter: {"name", "entities", "p50_ms", "min_ms"}
-import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-
-const { TableClient } = createRequire(new URL('../../test/sdk/package.json', import.meta.url))('@azure/data-tables');
-
-// Azurite's well-known development account (public, documented by Microsoft)
-const ACCOUNT = 'devstoreaccount1';
-const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-
-function table(port, name) {
-	const conn = `DefaultEndpointsProtocol=http;AccountName=${ACCOUNT};AccountKey=${KEY};` +
-		`TableEndpoint=http://127.0.0.1:${port}/${ACCOUNT};`;
-	return TableClient.fromConnectionString(conn, name, { allowInsecureConnection: true });
-}
+import { table } from '../peers/sdk_table.mjs';
 
 const pad = (v, n) => String(v).padStart(n, '0');
 

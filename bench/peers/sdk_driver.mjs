@@ -10,20 +10,7 @@
 //       client cycles through insert, get, merge, range, a 10-entity batch) with CLIENTS
 //       concurrent clients for SECONDS (delete: victims FIRST .. FIRST + COUNT - 1 instead; scan:
 //       COUNT scans) and prints one JSON line: {"ops", "entities", "seconds", "p50_ms", "p99_ms"}
-import { createRequire } from 'node:module';
-
-// the client pinned by the project's one Node package, test/sdk/package-lock.json
-const { TableClient, odata } = createRequire(new URL('../../test/sdk/package.json', import.meta.url))('@azure/data-tables');
-
-// Azurite's well-known development account (public, documented by Microsoft)
-const ACCOUNT = 'devstoreaccount1';
-const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-
-function table(port, name) {
-	const conn = `DefaultEndpointsProtocol=http;AccountName=${ACCOUNT};AccountKey=${KEY};` +
-		`TableEndpoint=http://127.0.0.1:${port}/${ACCOUNT};`;
-	return TableClient.fromConnectionString(conn, name, { allowInsecureConnection: true });
-}
+import { table, odata } from './sdk_table.mjs';
 
 const pad = (v, n) => String(v).padStart(n, '0');
 const pk = (i) => 'p' + pad(Math.floor(i / 1000), 4);

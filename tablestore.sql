@@ -1195,6 +1195,22 @@ REVOKE ALL ON FUNCTION tablestore_internal.move_lock(text, int, bool) FROM PUBLI
 COMMENT ON FUNCTION tablestore_internal.move_lock(text, int, bool) IS
 'Take (or release) the session''s advisory lock of the moves of one shard';
 
+-- A failed move's end, in its exception handler: what it left removed on the two nodes (a warning
+-- when that cannot finish: move_shard_cleanup does it later) and the shard's move lock released.
+CREATE PROCEDURE tablestore_internal.move_abandon(tbl text, shard int, servers name[])
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	BEGIN
+		CALL tablestore_internal.move_cleanup(tbl, shard, servers, false);
+	EXCEPTION WHEN OTHERS OR query_canceled THEN
+		RAISE WARNING 'tablestore: removing what the failed move left did not finish (%): call tablestore.move_shard_cleanup', SQLERRM;
+	END;
+	PERFORM tablestore_internal.move_lock(tbl, shard, false);
+END $$;
+REVOKE ALL ON PROCEDURE tablestore_internal.move_abandon(text, int, name[]) FROM PUBLIC;
+COMMENT ON PROCEDURE tablestore_internal.move_abandon(text, int, name[]) IS
+'A failed move''s end: what it left on the two nodes removed (move_cleanup, a warning if that fails) and the shard''s move lock released';
+
 -- No SET clause: a procedure with one cannot commit, and this one commits between its steps.
 CREATE PROCEDURE tablestore.move_shard(tbl text, shard int, to_server name, timeout interval DEFAULT '10 minutes')
 LANGUAGE plpgsql AS $$
@@ -1241,12 +1257,7 @@ BEGIN
 			RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;
 		END IF;
 	EXCEPTION WHEN OTHERS OR query_canceled THEN
-		BEGIN
-			CALL tablestore_internal.move_cleanup(tbl, shard, ARRAY[p.server, to_server], false);
-		EXCEPTION WHEN OTHERS OR query_canceled THEN
-			RAISE WARNING 'tablestore: removing what the failed move left did not finish (%): call tablestore.move_shard_cleanup', SQLERRM;
-		END;
-		PERFORM tablestore_internal.move_lock(tbl, shard, false);
+		CALL tablestore_internal.move_abandon(tbl, shard, ARRAY[p.server, to_server]);
 		IF SQLSTATE OPERATOR(pg_catalog.=) '57014' AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) deadline THEN
 			RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;	-- a node's statement timeout: the move's
 		END IF;
@@ -1274,12 +1285,7 @@ BEGIN
 			END IF;
 			switched := tablestore_internal.move_switch(tbl, shard, p.server, to_server, job, 1000);
 		EXCEPTION WHEN OTHERS OR query_canceled THEN
-			BEGIN
-				CALL tablestore_internal.move_cleanup(tbl, shard, ARRAY[p.server, to_server], false);
-			EXCEPTION WHEN OTHERS OR query_canceled THEN
-				RAISE WARNING 'tablestore: removing what the failed move left did not finish (%): call tablestore.move_shard_cleanup', SQLERRM;
-			END;
-			PERFORM tablestore_internal.move_lock(tbl, shard, false);
+			CALL tablestore_internal.move_abandon(tbl, shard, ARRAY[p.server, to_server]);
 			IF SQLSTATE OPERATOR(pg_catalog.=) '57014' AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) deadline THEN
 				RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;
 			END IF;

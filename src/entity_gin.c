@@ -92,8 +92,8 @@ entity_gin_policy(FunctionCallInfo fcinfo)
 
 /* ---------- keys ---------- */
 
-static Datum
-key_datum(const uint8 *key, uint32 len)
+Datum
+entity_gin_key_datum(const uint8 *key, uint32 len)
 {
 	bytea	   *b = palloc(VARHDRSZ + len);
 
@@ -177,7 +177,7 @@ tablestore_entity_gin_extract_query(PG_FUNCTION_ARGS)
 		q->r = ranges[i];
 		/* keys of other types than String and Binary are never cut: a partial match is exact */
 		q->certain = q->r.exact || q->r.all || (q->r.type != EDM_STRING && q->r.type != EDM_BINARY);
-		keys[i] = key_datum(q->r.lo, q->r.lo_len);
+		keys[i] = entity_gin_key_datum(q->r.lo, q->r.lo_len);
 		(*pmatch)[i] = !q->r.exact;
 		(*extra_data)[i] = (Pointer) q;
 	}

@@ -15,4 +15,7 @@
  */
 extern const IndexPolicy *entity_gin_policy(FunctionCallInfo fcinfo);
 
+/* An index key as the bytea datum the index and its statistics hold (palloc'd). */
+extern Datum entity_gin_key_datum(const uint8 *key, uint32 len);
+
 #endif							/* ENTITY_GIN_H */

@@ -17,6 +17,7 @@
  * the key bytes inside a bucket (linear for numbers, whose keys are big-endian).
  */
 #include "entity.h"
+#include "entity_gin.h"
 
 #include "index_key.h"
 #include "property_filter.h"
@@ -89,16 +90,6 @@ keycount_by_freq_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-static Datum
-bytea_datum(const uint8 *p, uint32 len)
-{
-	bytea	   *b = palloc(VARHDRSZ + len);
-
-	SET_VARSIZE(b, VARHDRSZ + len);
-	memcpy(VARDATA(b), p, len);
-	return PointerGetDatum(b);
-}
-
 static const uint8 *
 copy_key(MemoryContext cxt, const KeyRef *k)
 {
@@ -112,6 +103,23 @@ static bool
 is_common(const KeyRef *common, int ncommon, const KeyRef *k)
 {
 	return ncommon > 0 && bsearch(k, common, ncommon, sizeof(KeyRef), keyref_cmp) != NULL;
+}
+
+/* One statistics slot of index keys (bytea values). */
+static void
+set_key_slot(VacAttrStats *stats, int slot, int16 kind, Oid op, Datum *values, int nvalues, float4 *numbers, int nnumbers)
+{
+	stats->stakind[slot] = kind;
+	stats->staop[slot] = op;
+	stats->stacoll[slot] = InvalidOid;
+	stats->stavalues[slot] = values;
+	stats->numvalues[slot] = nvalues;
+	stats->stanumbers[slot] = numbers;
+	stats->numnumbers[slot] = nnumbers;
+	stats->statypid[slot] = BYTEAOID;
+	stats->statyplen[slot] = -1;
+	stats->statypbyval[slot] = false;
+	stats->statypalign[slot] = TYPALIGN_INT;
 }
 
 static void
@@ -291,7 +299,7 @@ compute_entity_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sa
 				bool		found;
 				KeyCount   *kc = hash_search(counts, &common[i], HASH_FIND, &found);
 
-				values[i] = bytea_datum(common[i].p, common[i].len);
+				values[i] = entity_gin_key_datum(common[i].p, common[i].len);
 				numbers[i] = (float4) ((double) kc->freq / nonnull);
 				minfreq = Min(minfreq, numbers[i]);
 				maxfreq = Max(maxfreq, numbers[i]);
@@ -300,18 +308,7 @@ compute_entity_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sa
 			numbers[ncommon + 1] = maxfreq;
 			numbers[ncommon + 2] = 0;
 			MemoryContextSwitchTo(old);
-			stats->stakind[slot] = STATISTIC_KIND_MCELEM;
-			stats->staop[slot] = ByteaEqualOperator;
-			stats->stacoll[slot] = InvalidOid;
-			stats->stavalues[slot] = values;
-			stats->numvalues[slot] = ncommon;
-			stats->stanumbers[slot] = numbers;
-			stats->numnumbers[slot] = ncommon + 3;
-			stats->statypid[slot] = BYTEAOID;
-			stats->statyplen[slot] = -1;
-			stats->statypbyval[slot] = false;
-			stats->statypalign[slot] = TYPALIGN_INT;
-			slot++;
+			set_key_slot(stats, slot++, STATISTIC_KIND_MCELEM, ByteaEqualOperator, values, ncommon, numbers, ncommon + 3);
 		}
 
 		/* the other keys: the sample without the common ones, sorted */
@@ -347,24 +344,14 @@ compute_entity_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc, int sa
 			{
 				int			pos = (int) ((int64) i * (nrest - 1) / (nb - 1));
 
-				values[i] = bytea_datum(rest[pos].p, rest[pos].len);
+				values[i] = entity_gin_key_datum(rest[pos].p, rest[pos].len);
 			}
 			numbers = palloc(sizeof(float4) * 3);
 			numbers[0] = (float4) mass;
 			numbers[1] = (float4) rest_freq;
 			numbers[2] = (float4) keys_per_entity;
 			MemoryContextSwitchTo(old);
-			stats->stakind[slot] = TS_STATISTIC_KIND_KEY_HISTOGRAM;
-			stats->staop[slot] = ByteaLessOperator;
-			stats->stacoll[slot] = InvalidOid;
-			stats->stavalues[slot] = values;
-			stats->numvalues[slot] = nb;
-			stats->stanumbers[slot] = numbers;
-			stats->numnumbers[slot] = 3;
-			stats->statypid[slot] = BYTEAOID;
-			stats->statyplen[slot] = -1;
-			stats->statypbyval[slot] = false;
-			stats->statypalign[slot] = TYPALIGN_INT;
+			set_key_slot(stats, slot, TS_STATISTIC_KIND_KEY_HISTOGRAM, ByteaLessOperator, values, nb, numbers, 3);
 		}
 	}
 	MemoryContextDelete(keys_cxt);

@@ -18,7 +18,7 @@ import sys
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Fail, Recorder, check, eq, ok, parse_args, raises, summary  # noqa: E402
+from harness import Fail, Recorder, check, eq, ok, parse_args, raises, run  # noqa: E402
 
 from azure.common import AzureHttpError  # noqa: E402
 from azure.cosmosdb.table.common.models import AccessPolicy, AccountPermissions, ResourceTypes  # noqa: E402
@@ -634,15 +634,5 @@ def crash_read(spec):
 
 
 if __name__ == '__main__':
-    if A.crash_read:
-        crash_read(A.crash_read)
-    else:
-        table_checks()
-        entity_checks()
-        type_checks()
-        batch_checks()
-        query_checks()
-        sas_checks()
-        acl_checks()
-        etag_order_checks()
-    summary()
+    run(A, crash_read, [table_checks, entity_checks, type_checks, batch_checks, query_checks, sas_checks, acl_checks,
+                        etag_order_checks])

@@ -61,6 +61,17 @@ def summary():
     sys.exit(1 if _counts['failed'] else 0)
 
 
+def run(args, crash_read, groups):
+    """A client program's run: one point read after a node crash (--crash-read), or each group of
+    checks in turn; then the counts."""
+    if args.crash_read:
+        crash_read(args.crash_read)
+    else:
+        for group in groups:
+            group()
+    summary()
+
+
 def ok(cond, what):
     if not cond:
         raise Fail(what)

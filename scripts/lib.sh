@@ -81,9 +81,13 @@ ts_as_server_user() {
 
 # A TCP port nobody listens on.
 ts_free_port() {
-	local port
+	local port low
+	# below the kernel's range of ephemeral ports: a port there can be the local end of some
+	# connection, which no probe sees and which a server then cannot bind
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || low=32768
+	[ "$low" -gt 21000 ] 2>/dev/null || low=32768
 	for _ in $(seq 1 200); do
-		port=$((20000 + RANDOM % 40000))
+		port=$((20000 + RANDOM % (low - 20000)))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 			echo "$port"
 			return 0

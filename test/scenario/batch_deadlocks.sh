@@ -22,7 +22,8 @@ run_sql $DB <<'SQL'
 SELECT tablestore.create_table('Hot');
 SELECT tablestore.create_table('Replay');
 CREATE TABLE oplog (seq bigserial PRIMARY KEY, kind text, doc text);
-CREATE TABLE outcome (session int, committed int, not_found int, deadlocks int, other text, conflicts int);
+CREATE TABLE outcome (session int, committed int, not_found int, deadlocks int, other text, conflicts int,
+	deadlock text);	-- the first deadlock's report (which processes waited for which locks) and its operation
 
 -- one random operation: a batch document, or a single operation
 CREATE FUNCTION random_op(OUT kind text, OUT doc text) LANGUAGE plpgsql AS $$
@@ -71,6 +72,8 @@ DECLARE
 	deadlocks int := 0;
 	conflicts int := 0;
 	other text;
+	report text;
+	detail text;
 BEGIN
 	PERFORM setseed(s / 100.0);
 	FOR i IN 1 .. max_tx LOOP
@@ -87,12 +90,14 @@ BEGIN
 				conflicts := conflicts + 1;	-- 40001: a distributed table's remote REPEATABLE READ (retryable)
 			WHEN deadlock_detected THEN
 				deadlocks := deadlocks + 1;
+				GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+				report := coalesce(report, detail || ' (operation: ' || op.kind || ' ' || op.doc || ')');
 			WHEN others THEN
 				other := coalesce(other, SQLSTATE || ' ' || SQLERRM);
 		END;
 		COMMIT;
 	END LOOP;
-	INSERT INTO outcome VALUES (s, committed, not_found, deadlocks, other, conflicts);
+	INSERT INTO outcome VALUES (s, committed, not_found, deadlocks, other, conflicts, report);
 	COMMIT;
 END $$;
 SQL
@@ -101,6 +106,8 @@ PGOPTIONS="-c tablestore.fast_path=$mode" concurrently $DB "$SESSIONS" "CALL run
 summary=$(q $DB "SELECT sum(committed) || ' committed, ' || sum(not_found) || ' not found, ' || sum(deadlocks) || ' deadlocks, ' || sum(conflicts) || ' serialization failures' FROM outcome")
 echo "# fast_path=$mode: $SESSIONS sessions x ${SECONDS_EACH}s: $summary"
 check "fast_path=$mode: every session finished" "$(q $DB "SELECT count(*) FROM outcome")" "$SESSIONS"
+# what a deadlock was (its report: which processes waited for which locks), for its fix
+q $DB "SELECT '# deadlock: ' || deadlock FROM outcome WHERE deadlock IS NOT NULL"
 check "fast_path=$mode: no deadlock" "$(q $DB "SELECT sum(deadlocks) FROM outcome")" "0"
 check "fast_path=$mode: no other error" "$(q $DB "SELECT coalesce(string_agg(other, '; '), '') FROM outcome")" ""
 # serialization failures only where remote transactions are REPEATABLE READ (a distributed table, run by test/t/004)

@@ -1,5 +1,5 @@
 -- extension: the extension's objects - every one described (COMMENT ON), the internals not
--- executable by PUBLIC - and the upgrade paths: each release (0.1.0, 0.2.0) plus ALTER EXTENSION
+-- executable by PUBLIC - and the upgrade paths: each release (0.1.0, 0.2.0, 0.3.0) plus ALTER EXTENSION
 -- UPDATE gives exactly the objects of a fresh install.
 SET client_min_messages = warning;
 
@@ -66,6 +66,8 @@ END $$;
 SELECT * FROM pg_temp.upgrade_differences('0.1.0');
 SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
 SELECT * FROM pg_temp.upgrade_differences('0.2.0');
+SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
+SELECT * FROM pg_temp.upgrade_differences('0.3.0');
 SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'tablestore';
 SELECT count(*) AS compared_objects FROM fresh;
 -- a table of 0.2.0 through the update (an ordinary one, also where new tables

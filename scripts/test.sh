@@ -75,10 +75,10 @@ run_regress() {
 	local name
 	ts_log "pg_regress (make installcheck: sql/ + expected/)"
 	for name in $(make -C "$TS_ROOT" -s print-REGRESS PG_CONFIG="$TS_PG_CONFIG"); do
-		if make -C "$TS_ROOT" -s installcheck REGRESS="$name" PG_CONFIG="$TS_PG_CONFIG" >/tmp/tablestore-regress.log 2>&1; then
+		if make -C "$TS_ROOT" -s installcheck REGRESS="$name" PG_CONFIG="$TS_PG_CONFIG" >$TS_LOG_DIR/regress.log 2>&1; then
 			record "regress/$name" 0
 		else
-			grep -E '\.\.\.|failed' /tmp/tablestore-regress.log | tail -3
+			grep -E '\.\.\.|failed' $TS_LOG_DIR/regress.log | tail -3
 			[ -f "$TS_ROOT/regression.diffs" ] && head -60 "$TS_ROOT/regression.diffs"
 			record "regress/$name" 1
 		fi
@@ -107,10 +107,10 @@ run_scenarios() {
 	for f in "$TS_ROOT"/test/scenario/*.sh; do
 		name=$(basename "$f" .sh)
 		[ "$name" = lib ] && continue
-		TS_ROOT="$TS_ROOT" bash "$f" >"/tmp/tablestore-scenario-$name.log" 2>&1
+		TS_ROOT="$TS_ROOT" bash "$f" >"$TS_LOG_DIR/scenario-$name.log" 2>&1
 		local status=$?
-		if [ $status -ne 0 ]; then tail -30 "/tmp/tablestore-scenario-$name.log"; fi
-		grep -E '^# ' "/tmp/tablestore-scenario-$name.log" | tail -5
+		if [ $status -ne 0 ]; then tail -30 "$TS_LOG_DIR/scenario-$name.log"; fi
+		grep -E '^# ' "$TS_LOG_DIR/scenario-$name.log" | tail -5
 		record "scenario/$name" $status
 	done
 }
@@ -135,10 +135,10 @@ run_gateway() {
 	local t
 	ts_log "gateway (test/gateway: raw HTTP, SDK smoke, crash safety)"
 	for t in run crash; do
-		GW_SKIP_BUILD=1 bash "$TS_ROOT/test/gateway/$t.sh" >"/tmp/tablestore-gateway-$t.log" 2>&1
+		GW_SKIP_BUILD=1 bash "$TS_ROOT/test/gateway/$t.sh" >"$TS_LOG_DIR/gateway-$t.log" 2>&1
 		local status=$?
-		grep -E '^(FAIL|not ok)|passed, [0-9]+ failed' "/tmp/tablestore-gateway-$t.log" | tail -12
-		[ $status -eq 0 ] || tail -30 "/tmp/tablestore-gateway-$t.log"
+		grep -E '^(FAIL|not ok)|passed, [0-9]+ failed' "$TS_LOG_DIR/gateway-$t.log" | tail -12
+		[ $status -eq 0 ] || tail -30 "$TS_LOG_DIR/gateway-$t.log"
 		record "gateway/$t" $status
 	done
 }
@@ -172,15 +172,15 @@ run_clients() {
 	local status_file status name st
 	ts_log "third-party clients (test/clients: Go, azure-storage 2.10.7, azure-cosmosdb-table, azure-data-tables)"
 	status_file=$(mktemp /tmp/tablestore-clients-status.XXXXXX)
-	GW_SKIP_BUILD=1 CLIENTS_STATUS_FILE=$status_file bash "$TS_ROOT/test/clients/run.sh" >/tmp/tablestore-clients.log 2>&1
+	GW_SKIP_BUILD=1 CLIENTS_STATUS_FILE=$status_file bash "$TS_ROOT/test/clients/run.sh" >$TS_LOG_DIR/clients.log 2>&1
 	status=$?
-	grep -E '^(FAIL|client )|^clients: ' /tmp/tablestore-clients.log
+	grep -E '^(FAIL|client )|^clients: ' $TS_LOG_DIR/clients.log
 	while read -r name st; do
 		record "clients/$name" "$st"
 	done <"$status_file"
 	# a failure outside the clients' programs (set-up, build, the gateway dying)
 	if [ $status -ne 0 ] && ! grep -qv ' 0$' "$status_file"; then
-		tail -30 /tmp/tablestore-clients.log
+		tail -30 $TS_LOG_DIR/clients.log
 		record "clients (set-up and gateway)" 1
 	fi
 	rm -f "$status_file"
@@ -213,16 +213,16 @@ run_demo() {
 	local port pid status
 	port=$(ts_free_port)
 	"$TS_ROOT/src/gateway/tablestore-gateway" --port "$port" --log quiet \
-		--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=tablestore_demo_check" >/tmp/tablestore-demo-gw.log 2>&1 &
+		--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=tablestore_demo_check" >$TS_LOG_DIR/demo-gw.log 2>&1 &
 	pid=$!
 	for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-	node "$TS_ROOT/scripts/demo.mjs" "$port" >/tmp/tablestore-demo-sdk.log 2>&1
+	node "$TS_ROOT/scripts/demo.mjs" "$port" >$TS_LOG_DIR/demo-sdk.log 2>&1
 	status=$?
-	[ $status -eq 0 ] || cat /tmp/tablestore-demo-sdk.log
+	[ $status -eq 0 ] || cat $TS_LOG_DIR/demo-sdk.log
 	# what the program printed is what the demo shows: the steps' answers, checked here
-	grep -q '^update with the old ETag *412 UpdateConditionNotSatisfied$' /tmp/tablestore-demo-sdk.log &&
-		grep -q '^order-0100 after the failed one *absent$' /tmp/tablestore-demo-sdk.log &&
-		grep -q '^page 3 *order-0019:20$' /tmp/tablestore-demo-sdk.log || status=1
+	grep -q '^update with the old ETag *412 UpdateConditionNotSatisfied$' $TS_LOG_DIR/demo-sdk.log &&
+		grep -q '^order-0100 after the failed one *absent$' $TS_LOG_DIR/demo-sdk.log &&
+		grep -q '^page 3 *order-0019:20$' $TS_LOG_DIR/demo-sdk.log || status=1
 	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 	record "demo (SDK through the gateway)" $status
 	psql -X -q -c "DROP DATABASE tablestore_demo_check" >/dev/null

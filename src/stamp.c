@@ -86,10 +86,11 @@ stamp_written(TimestampTz ts, text *etag, WriteStamp *out)
  * The transaction other than ours still writing the version the slot holds (inserting or deleting
  * it), or InvalidTransactionId: what a dirty snapshot says of it (dirty), read for a version that
  * an index scan under SnapshotAny returned (any) as the dirty scan would have read it, under the
- * buffer's share lock. A version dead to the dirty snapshot has no writer left.
+ * buffer's share lock. A version dead to the dirty snapshot has no writer left. *token: the
+ * speculative insertion token of a version INSERT ... ON CONFLICT is still deciding on, else 0.
  */
 static TransactionId
-version_writer(TupleTableSlot *slot, bool any, SnapshotData *dirty)
+version_writer(TupleTableSlot *slot, bool any, SnapshotData *dirty, uint32 *token)
 {
 	TransactionId x;
 
@@ -105,6 +106,7 @@ version_writer(TupleTableSlot *slot, bool any, SnapshotData *dirty)
 			return InvalidTransactionId;
 	}
 	x = TransactionIdIsValid(dirty->xmin) ? dirty->xmin : dirty->xmax;
+	*token = TransactionIdIsValid(dirty->xmin) ? dirty->speculativeToken : 0;
 	return (TransactionIdIsValid(x) && !TransactionIdIsCurrentTransactionId(x)) ? x : InvalidTransactionId;
 }
 
@@ -144,6 +146,7 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 	{
 		IndexScanDesc scan = index_beginscan(rel, pk_index, any ? SnapshotAny : &dirty, 3, 0);
 		TransactionId xwait = InvalidTransactionId;
+		uint32		token = 0;
 		int			next = 0;	/* the scan is in key order: rks[next] is the first not passed */
 		int			budget = n + 32;	/* other keys' entries this pass visits before giving up */
 
@@ -171,7 +174,7 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 				continue;
 			}
 			k = next;
-			x = version_writer(slot, any, &dirty);
+			x = version_writer(slot, any, &dirty, &token);
 			if (TransactionIdIsValid(x))
 			{
 				xwait = x;
@@ -192,7 +195,25 @@ stamp_probe_keys(Relation rel, Relation pk_index, text *pk, text *const *rks, in
 		index_endscan(scan);
 		if (!done || !TransactionIdIsValid(xwait))
 			break;
-		XactLockTableWait(xwait, rel, &slot->tts_tid, XLTW_InsertIndex);
+
+		/*
+		 * A speculative insertion (INSERT ... ON CONFLICT, before it knows whether it conflicts) is
+		 * waited for on its token, as PostgreSQL's own ON CONFLICT and unique checks wait for one,
+		 * never on its transaction: when it finds a conflict it kills its row, releases the token
+		 * and waits in turn for the conflicting row's lock. Waiting for its transaction deadlocked
+		 * a batch on the SQL path (issue 31): the batch locks an existing row of key K (FOR
+		 * UPDATE), then its INSERT ... ON CONFLICT for K fires the stamp trigger, whose scan here
+		 * met the speculative row of a single upsert of K that had passed its own pre-check before
+		 * K's row was inserted; that upsert then killed its row and waited for the batch's lock on
+		 * K while the batch waited for its transaction. Waiting on the token ends as the row dies
+		 * (the next pass skips it) or is confirmed (the next pass waits for its writer: a single
+		 * operation, whose statement waits for nothing once its row is in, since a batch would
+		 * hold K's key lock). test/scenario/batch_deadlock_interleaving.sh forces that interleaving.
+		 */
+		if (token != 0)
+			SpeculativeInsertionWait(xwait, token);
+		else
+			XactLockTableWait(xwait, rel, &slot->tts_tid, XLTW_InsertIndex);
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	if (!done)

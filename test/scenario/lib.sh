@@ -19,9 +19,9 @@ q() {
 	printf '%s\n' "$sql" | psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"
 }
 
-# run_sql DB < script: run quietly, stop on the first error.
+# run_sql DB [psql options...] < script: run quietly, stop on the first error.
 run_sql() {
-	psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -d "$1" "${@:2}" >/dev/null
 }
 
 # check DESCRIPTION ACTUAL EXPECTED: fail the scenario unless equal.

@@ -74,6 +74,7 @@ my %by_design = (
 );
 # the scenarios whose outcome differs by design, with the reason (also in doc/scale-out.md)
 my %scenario_by_design = (
+	batch_deadlock_interleaving => 'pauses each write inside the table\'s own indexes (expression indexes placed around its primary key), which a distributed table has on the nodes, not the coordinator',
 	dump_restore => 'checks the restored tables\' stamp triggers, which a distributed table has on the nodes (the coordinator\'s dump restores its partitioned table, foreign partitions and servers)',
 );
 my $pg_regress = $ENV{PG_REGRESS}

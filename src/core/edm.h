@@ -84,7 +84,16 @@ extern int	edm_format_int64(int64 v, char *buf);
  * JSON form (*is_string). */
 extern int	edm_format_double(double d, char *buf, bool *is_string);
 
+/*
+ * A DateTime's text, normalised to UTC ticks: YYYY-MM-DDTHH:MM:SS, up to 7 fractional digits, then
+ * Z or an offset +HH:MM / -HH:MM (edm_parse_datetime: the form the service writes, which ETags
+ * carry). A value (a property's, a $filter literal's) may also come without an offset, and is then
+ * UTC, as the service takes it (edm_parse_datetime_value): "2023-01-01T23:00:00" is
+ * 2023-01-01T23:00:00Z. Nothing else: no lower-case z or t, no date alone, no offset without its
+ * colon, no more than 7 fractional digits.
+ */
 extern EdmParse edm_parse_datetime(const char *s, size_t len, int64 *ticks);
+extern EdmParse edm_parse_datetime_value(const char *s, size_t len, int64 *ticks);
 extern void edm_format_datetime(int64 ticks, char *buf);	/* 28 chars + NUL */
 /* The service's text: trailing fractional zeros dropped (…44Z, …44.123Z); returns the length. */
 extern int	edm_format_datetime_trimmed(int64 ticks, char *buf);

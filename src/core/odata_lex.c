@@ -1,8 +1,10 @@
 /*
  * odata_lex.c - tokens of the $filter language: parentheses, property names, the lowercase
- * keywords (and or not eq ne gt ge lt le true false null) and typed literals: 'string' (a quote
- * doubled inside), 42 (Int32, which it must fit), 42L (Int64), 1.5 / 2e10 (Double),
- * datetime'...' (Z, an offset, or none: UTC), guid'...', X'hex' and binary'hex'. Backend-free.
+ * keywords (and or not eq ne gt ge lt le null) and typed literals: 'string' (a quote doubled
+ * inside), 42 (Int32, which it must fit), 42L (Int64), 1.5 / 2e10 (Double), true and false in any
+ * letter case (so a property named True or FALSE cannot be named in a filter: the word is the
+ * literal, as on the service), datetime'...' (Z, an offset, or none: UTC), guid'...', X'hex' and
+ * binary'hex'. Backend-free.
  *
  * Token positions are byte offsets; messages turn them into 1-based character positions.
  */
@@ -215,7 +217,8 @@ word(OdLexer *lx, OdToken *tok)
 			return true;
 		}
 	}
-	if ((wlen == 4 && memcmp(w, "true", 4) == 0) || (wlen == 5 && memcmp(w, "false", 5) == 0))
+	/* true and false in any letter case (True, FALSE), as the service reads them */
+	if ((wlen == 4 && pg_strncasecmp(w, "true", 4) == 0) || (wlen == 5 && pg_strncasecmp(w, "false", 5) == 0))
 	{
 		tok->kind = OT_LITERAL;
 		tok->lit.type = EDM_BOOLEAN;

@@ -37,6 +37,7 @@ typedef enum EdmType
 #define EDM_TICKS_MIN			INT64CONST(504911232000000000)	/* 1601-01-01T00:00:00Z */
 #define EDM_TICKS_MAX			INT64CONST(3155378975999999999)	/* 9999-12-31T23:59:59.9999999Z */
 #define EDM_TICKS_PG_EPOCH		INT64CONST(630822816000000000)	/* 2000-01-01T00:00:00Z */
+#define EDM_TICKS_UNIX_EPOCH	INT64CONST(621355968000000000)	/* 1970-01-01T00:00:00Z */
 
 #define EDM_DATETIME_TEXT_LEN	28	/* YYYY-MM-DDTHH:MM:SS.fffffffZ */
 #define EDM_GUID_TEXT_LEN		36
@@ -121,6 +122,20 @@ edm_pg_usec_from_ticks(int64 ticks)
 	int64		rel = ticks - EDM_TICKS_PG_EPOCH;
 
 	return rel >= 0 ? rel / 10 : -((-rel + 9) / 10);
+}
+
+/*
+ * A clock reading since 1970-01-01T00:00:00Z (a struct timespec's fields) as ticks: its 100 ns,
+ * rounded down, saturated to the DateTime range.
+ */
+static inline int64
+edm_ticks_from_unix(int64 sec, int64 nsec)
+{
+	if (sec > (EDM_TICKS_MAX - EDM_TICKS_UNIX_EPOCH) / EDM_TICKS_PER_SECOND - 1)
+		return EDM_TICKS_MAX;
+	if (sec < (EDM_TICKS_MIN - EDM_TICKS_UNIX_EPOCH) / EDM_TICKS_PER_SECOND + 1)
+		return EDM_TICKS_MIN;
+	return EDM_TICKS_UNIX_EPOCH + sec * EDM_TICKS_PER_SECOND + nsec / 100;
 }
 
 extern int	edm_hexval(char c);	/* value of a hex digit, or -1 */

@@ -183,7 +183,6 @@ static inline void
 entity_view_props_written(const EntityView *v, PropRef *props)
 {
 	const uint8 *order = v->order;
-	size_t		stride = v->order_stride;
 	uint32		n = v->nprops;
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -191,8 +190,15 @@ entity_view_props_written(const EntityView *v, PropRef *props)
 		for (uint32 off = 0; off < v->data_len; off += 64)
 			__builtin_prefetch(v->data + off);
 #endif
-	for (uint32 k = 0; k < n; k++)
-		entity_view_prop(v, order ? order[k * stride] : k, &props[k]);
+	if (order == NULL)
+		for (uint32 k = 0; k < n; k++)
+			entity_view_prop(v, k, &props[k]);
+	else if (v->order_stride == ENTITY_DIRENT_SIZE)
+		for (uint32 k = 0; k < n; k++)
+			entity_view_prop(v, order[k * ENTITY_DIRENT_SIZE], &props[k]);
+	else
+		for (uint32 k = 0; k < n; k++)
+			entity_view_prop(v, order[k], &props[k]);	/* 0.3.0's order array */
 }
 
 #define ENTITY_LOCAL_PROPS 32	/* a PropRef array this long on the stack covers most entities */

@@ -52,7 +52,7 @@ SELECT n, label, pg_temp.try(format('SELECT tablestore.entity_from_binary(%L::by
 	(3, 'too short', '\x0100'::bytea),
 	(4, 'version 2', '\x02000000'::bytea),
 	(5, 'version 0', '\x00000000'::bytea),
-	(6, 'unknown flag', '\x01080000'::bytea),
+	(6, 'unknown flag', '\x01100000'::bytea),
 	(7, '253 properties', '\x0100fd00'::bytea),
 	(8, 'truncated directory', '\x01000100000000'::bytea),
 	(9, 'offset out of place', '\x010001000100000001000200' || '\x6101000000'::bytea),
@@ -79,8 +79,9 @@ SELECT n, label, pg_temp.try(format('SELECT tablestore.entity_from_binary(%L::by
 	(30, 'key truncated', '\x010100000500000061'::bytea),
 	(31, 'valid keys only', '\x01030000010001007072'::bytea),
 	(32, 'String over 32768 units', '\x010001000000000001000100' || ('\x61'::bytea || decode(repeat('61', 32769), 'hex'))),
-	-- the order written: '{"b":1,"a":2}' is 01 04 0200 | a: 00000000 0100 02 00 | b: 05000000 0100 02 00 |
-	-- order 01 00 (b, then a) | 61 02000000 62 01000000
+	-- 0.3.0's form of the order written, still read (into today's form): '{"b":1,"a":2}' was
+	-- 01 04 0200 | a: 00000000 0100 02 00 | b: 05000000 0100 02 00 | order 01 00 (b, then a) |
+	-- 61 02000000 62 01000000
 	(33, 'valid written order', '\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x0100'::bytea || '\x61020000006201000000'::bytea),
 	(34, 'order of the names', '\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x0001'::bytea || '\x61020000006201000000'::bytea),
 	(35, 'order naming one twice', '\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x0101'::bytea || '\x61020000006201000000'::bytea),
@@ -88,7 +89,20 @@ SELECT n, label, pg_temp.try(format('SELECT tablestore.entity_from_binary(%L::by
 	(37, 'order truncated', '\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x01'::bytea),
 	(38, 'order of one property', '\x010401000000000001000200'::bytea || '\x00'::bytea || '\x6101000000'::bytea),
 	(39, 'order of no property', '\x01040000'::bytea),
-	(40, 'order with keys', '\x01070200'::bytea || '\x01000100'::bytea || '\x02000000010002000700000001000200'::bytea || '\x0100' || '\x7072'::bytea || '\x61020000006201000000'::bytea)
+	(40, 'order with keys', '\x01070200'::bytea || '\x01000100'::bytea || '\x02000000010002000700000001000200'::bytea || '\x0100' || '\x7072'::bytea || '\x61020000006201000000'::bytea),
+	-- today's form: the order in the directory's last bytes, the k-th naming the k-th written:
+	-- '{"b":1,"a":2}' is 01 08 0200 | a: 00000000 0100 02 01 | b: 05000000 0100 02 00 | 61 02000000 62 01000000
+	(41, 'valid order in the directory', '\x01080200' || '\x00000000010002010500000001000200'::bytea || '\x61020000006201000000'::bytea),
+	(42, 'directory order of the names', '\x01080200' || '\x00000000010002000500000001000201'::bytea || '\x61020000006201000000'::bytea),
+	(43, 'directory order naming one twice', '\x01080200' || '\x00000000010002010500000001000201'::bytea || '\x61020000006201000000'::bytea),
+	(44, 'directory order out of range', '\x01080200' || '\x00000000010002020500000001000200'::bytea || '\x61020000006201000000'::bytea),
+	(45, 'both order forms', '\x010c0200' || '\x00000000010002010500000001000200'::bytea || '\x0100'::bytea || '\x61020000006201000000'::bytea),
+	(46, 'order bytes with the order array', '\x01040200' || '\x00000000010002010500000001000200'::bytea || '\x0100'::bytea || '\x61020000006201000000'::bytea),
+	(47, 'order bytes without the flag', '\x01000200' || '\x00000000010002010500000001000200'::bytea || '\x61020000006201000000'::bytea),
+	(48, 'directory order with keys', '\x010b0200'::bytea || '\x01000100'::bytea || '\x02000000010002010700000001000200'::bytea || '\x7072'::bytea || '\x61020000006201000000'::bytea)
 ) x(n, label, b) ORDER BY n;
+-- 0.3.0's form is read into today's: the same entity, its order now in the directory (one byte less)
+SELECT entity_to_binary(entity_from_binary('\x01040200' || '\x00000000010002000500000001000200'::bytea || '\x0100'::bytea || '\x61020000006201000000'::bytea))
+	= '\x01080200' || '\x00000000010002010500000001000200'::bytea || '\x61020000006201000000'::bytea AS read_into_todays_form;
 
 DROP TABLE binary_src, binary_dst;

@@ -124,8 +124,10 @@ SELECT prop_type(:'e'::entity || format('{"Age":%s}', prop_int32(:'e', 'Age') + 
 	   prop_int32(:'e'::entity || format('{"Age":%s}', prop_int32(:'e', 'Age') + 1)::entity, 'Age') AS age;
 
 -- Casts to and from jsonb keep every type (a -0 Double travels as the annotated string "-0"); jsonb
--- keeps its keys in an order of its own (shorter first), so the order written does not travel
-SELECT ((e::jsonb)::entity)::jsonb = e::jsonb AS same_properties, (e::jsonb)::entity = e AS same_order, e::jsonb
+-- keeps its keys in an order of its own (shorter first), so the order written does not travel (the
+-- entity is equal all the same: order is presentation)
+SELECT ((e::jsonb)::entity)::jsonb = e::jsonb AS same_properties, (e::jsonb)::entity = e AS equal_entity,
+	   (e::jsonb)::entity::text = e::text AS same_order, e::jsonb
 FROM (SELECT :'e'::entity || '{"Z":-0.0,"W":1.0,"S":"x"}'::entity AS e) s;
 SELECT '{"a":1,"b":[1]}'::jsonb::entity;
 SELECT '{"v":"a\u0000b"}'::entity::jsonb;

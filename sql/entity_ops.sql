@@ -45,8 +45,9 @@ SELECT '{"a":1}'::entity || '{}'::entity AS right_empty, '{}'::entity || '{"a":1
 SELECT e - 'S' - 'I' - 'PartitionKey' AS removed, ('{"a":1}'::entity - 'zz') = '{"a":1}'::entity AS absent_unchanged
 FROM sample;
 
--- Equality is over the canonical form: spelling, escapes and annotations do not matter; the order
--- the properties were written in does (their text differs), and the hashes agree with that
+-- Equality is over the canonical form: spelling, escapes and annotations do not matter, nor the
+-- order the properties were written in (presentation only: sql/entity_equality.sql), and the hashes
+-- agree with that
 SELECT a, b, a::entity = b::entity AS equal, a::entity <> b::entity AS not_equal,
 	   entity_hash(a::entity) = entity_hash(b::entity) AS same_hash
 FROM (VALUES

@@ -2,8 +2,9 @@
 -- service and Azurite return them: insert and replace keep the request's order; a merge keeps the
 -- existing properties in place and appends new ones in the request's order. Every output follows
 -- it: the entity's text, the SQL rows, query_page_json and the REST bodies (query_page's jsonb keeps
--- jsonb's own key order). The stored form keeps its directory sorted by name and adds the order
--- only when it differs, so an entity written in name order has the bytes 0.2.0 gave it.
+-- jsonb's own key order). The stored form keeps its directory sorted by name and stores the order
+-- (in the directory's spare bytes) only when it differs, so an entity written in name order has the
+-- bytes 0.2.0 gave it. Order is presentation: entities that differ only in it are equal.
 SET search_path = tablestore, public;
 
 -- the text form, and what the operators make of it
@@ -14,8 +15,8 @@ SELECT '{"c":1,"b":2,"a":3}'::entity || '{"a":30,"c":10}'::entity AS merge_overw
 SELECT ('{"c":1,"b":2,"a":3,"z":0}'::entity - 'b') - 'PartitionKey' AS minus_keeps_order;
 SELECT '{"b":1,"a":2}'::entity::jsonb AS jsonb_has_its_own_order, '{"b":1,"a":2}'::entity::jsonb::entity AS back_from_jsonb;
 
--- the stored form: the directory stays sorted by name (lookups), the order array only when needed
-SELECT entity_to_binary('{"a":1,"b":2}') AS name_order_no_array, entity_to_binary('{"b":2,"a":1}') AS written_order_array;
+-- the stored form: the directory stays sorted by name (lookups), the order in it only when needed
+SELECT entity_to_binary('{"a":1,"b":2}') AS name_order_none, entity_to_binary('{"b":2,"a":1}') AS written_order_in_directory;
 -- exactly the bytes 0.2.0 wrote for an entity in name order
 SELECT entity_to_binary('{"PartitionKey":"p","RowKey":"r","a":1,"b":"x"}') =
 	'\x01030200010001000200000001000200070000000100010070726101000000'::bytea || '\x6278'::bytea AS unchanged_from_0_2_0;
@@ -23,7 +24,7 @@ SELECT entity_from_binary(entity_to_binary('{"b":2,"a":1}'))::text AS binary_rou
 -- lookups and accessors read the directory, whatever the order written
 SELECT prop_int32(e, 'a') AS a, prop_int32(e, 'b') AS b, e ? 'c' AS has_c, entity_size(e) = entity_size('{"a":1,"b":2,"c":3}') AS same_size
 FROM (SELECT '{"c":3,"b":2,"a":1}'::entity AS e) s;
--- equal entities have equal bytes: the same properties written in another order are another entity
+-- the same properties written in another order are the same entity (its text keeps each order)
 SELECT '{"b":1,"a":2}'::entity = '{"b":1,"a":2}'::entity AS same_order_equal,
 	'{"b":1,"a":2}'::entity = '{"a":2,"b":1}'::entity AS other_order_equal,
 	entity_hash('{"b":1,"a":2}') = entity_hash('{"a":2,"b":1}') AS other_order_same_hash;

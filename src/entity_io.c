@@ -59,6 +59,25 @@ tablestore_entity_recv(PG_FUNCTION_ARGS)
 	PG_RETURN_ENTITY_P(e);
 }
 
+/*
+ * The view of an entity in today's form: a value stored by 0.3.0 with its order array is encoded
+ * again, so that the wire form is the one canonical form of the entity.
+ */
+static void
+entity_view_current(EntityView *v, Entity *e)
+{
+	entity_view_of(v, e);
+	if (v->legacy_len > 0)
+	{
+		TsError		err = {0};
+		Entity	   *r = entity_copy(v, &err);
+
+		if (r == NULL)
+			ts_raise(&err);
+		entity_view_of(v, r);
+	}
+}
+
 Datum
 tablestore_entity_send(PG_FUNCTION_ARGS)
 {
@@ -66,7 +85,7 @@ tablestore_entity_send(PG_FUNCTION_ARGS)
 	EntityView	v;
 	StringInfoData buf;
 
-	entity_view_of(&v, e);
+	entity_view_current(&v, e);
 	pq_begintypsend(&buf);
 	pq_sendbytes(&buf, (const char *) v.body, v.len);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
@@ -136,7 +155,7 @@ tablestore_entity_to_binary(PG_FUNCTION_ARGS)
 	EntityView	v;
 	bytea	   *b;
 
-	entity_view_of(&v, e);
+	entity_view_current(&v, e);
 	b = palloc(VARHDRSZ + v.len);
 	SET_VARSIZE(b, VARHDRSZ + v.len);
 	memcpy(VARDATA(b), v.body, v.len);

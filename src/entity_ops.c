@@ -1,10 +1,12 @@
 /*
  * entity_ops.c - operators on tablestore.entity: ? (has property), || (merge, right side wins),
- * - (remove a property), comparison (byte order of the canonical form: equal entities have equal
- * bytes), and hashing with xxHash3 (the 32-bit hash is the low half of the seed-0 64-bit hash).
+ * - (remove a property), comparison (the byte order of the name-order form: the written order is
+ * left out, so entities with the same properties are equal) and hashing of that form with xxHash3
+ * (the 32-bit hash is the low half of the seed-0 64-bit hash).
  */
 #include "entity.h"
 
+#define XXH_STATIC_LINKING_ONLY	/* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 #include "utils/builtins.h"
@@ -75,19 +77,26 @@ tablestore_entity_delete(PG_FUNCTION_ARGS)
 	PG_RETURN_ENTITY_P(r);
 }
 
-/* ---------- comparison and hashing over the canonical bytes ---------- */
+/*
+ * ---------- comparison and hashing: entities as sets of properties ----------
+ *
+ * The written order is presentation (contract §1): =, the B-tree order and the hashes read an
+ * entity's name-order form (entity_compare.c), so the same properties written in another order
+ * are equal, sort together and hash alike, as jsonb's values do.
+ */
 
 static int
 entity_cmp_internal(FunctionCallInfo fcinfo)
 {
 	Entity	   *a = PG_GETARG_ENTITY_PP(0);
 	Entity	   *b = PG_GETARG_ENTITY_PP(1);
-	uint32		la = VARSIZE_ANY_EXHDR(a);
-	uint32		lb = VARSIZE_ANY_EXHDR(b);
-	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
+	EntityView	va,
+				vb;
+	int			c;
 
-	if (c == 0)
-		c = (la > lb) - (la < lb);
+	entity_view_of(&va, a);
+	entity_view_of(&vb, b);
+	c = entity_cmp_unordered(&va, &vb);
 	PG_FREE_IF_COPY(a, 0);
 	PG_FREE_IF_COPY(b, 1);
 	return c;
@@ -106,9 +115,13 @@ tablestore_entity_eq(PG_FUNCTION_ARGS)
 {
 	Entity	   *a = PG_GETARG_ENTITY_PP(0);
 	Entity	   *b = PG_GETARG_ENTITY_PP(1);
-	uint32		la = VARSIZE_ANY_EXHDR(a);
-	bool		eq = la == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la) == 0;
+	EntityView	va,
+				vb;
+	bool		eq;
 
+	entity_view_of(&va, a);
+	entity_view_of(&vb, b);
+	eq = entity_eq_unordered(&va, &vb);
 	PG_FREE_IF_COPY(a, 0);
 	PG_FREE_IF_COPY(b, 1);
 	PG_RETURN_BOOL(eq);
@@ -149,13 +162,44 @@ tablestore_entity_ge(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) >= 0);
 }
 
-/* The 64-bit hash of argument 0's canonical bytes (equal entities, equal bytes, equal hashes). */
+/*
+ * The 64-bit hash of argument 0's name-order form: xxHash3 of its bytes, streamed in parts when the
+ * entity stores an order (xxHash3's streaming gives the one-shot hash of the concatenation, so an
+ * entity written in name order hashes as it always did).
+ */
 static uint64
 entity_hash64(FunctionCallInfo fcinfo, uint64 seed)
 {
 	Entity	   *e = PG_GETARG_ENTITY_PP(0);
-	uint64		h = XXH3_64bits_withSeed(VARDATA_ANY(e), VARSIZE_ANY_EXHDR(e), seed);
+	EntityView	v;
+	uint64		h;
 
+	entity_view_of(&v, e);
+	if (!(v.body[1] & ENTITY_ORDER_FLAGS))
+		h = XXH3_64bits_withSeed(v.body, v.len, seed);
+	else
+	{
+		EntityUnorderedParts parts;
+		XXH3_state_t state;
+		XXH3_state_t *st = &state;
+		uint8		dir[TS_MAX_PROPERTIES * ENTITY_DIRENT_SIZE];
+
+		XXH3_INITSTATE(st);
+		entity_unordered_parts(&v, &parts);
+		XXH3_64bits_reset_withSeed(st, seed);
+		XXH3_64bits_update(st, parts.head, parts.head_len);
+		if (parts.dir_masked)
+		{
+			memcpy(dir, parts.dir, parts.dir_len);
+			for (uint32 off = ENTITY_DIRENT_ORDER; off < parts.dir_len; off += ENTITY_DIRENT_SIZE)
+				dir[off] = 0;
+			XXH3_64bits_update(st, dir, parts.dir_len);
+		}
+		else
+			XXH3_64bits_update(st, parts.dir, parts.dir_len);
+		XXH3_64bits_update(st, parts.data, parts.data_len);
+		h = XXH3_64bits_digest(st);
+	}
 	PG_FREE_IF_COPY(e, 0);
 	return h;
 }

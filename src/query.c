@@ -140,8 +140,8 @@ ts_query_top(FunctionCallInfo fcinfo, int argno, bool allow_null)
 		return -1;
 	}
 	top = PG_GETARG_INT32(argno);
-	if (top < 1 || top > TS_PAGE_MAX)
-		ts_raisef(TSE_QUERY_ARG, "$top must be between 1 and %d, not %d", TS_PAGE_MAX, top);
+	if (top < 0 || top > TS_PAGE_MAX)
+		ts_raisef(TSE_QUERY_ARG, "$top must be between 0 and %d, not %d", TS_PAGE_MAX, top);
 	return top;
 }
 
@@ -224,7 +224,7 @@ build_select(StringInfo sql, const TsTable *t, const OdFilter *f, int top, text 
 		ts_append_key_position(sql, t, pk.data, rk.data);
 	}
 	appendStringInfoString(sql, " " TS_KEY_ORDER);
-	if (top > 0)
+	if (top >= 0)
 		appendStringInfo(sql, " LIMIT %d", top);
 }
 
@@ -432,6 +432,11 @@ tablestore_query_entities(PG_FUNCTION_ARGS)
 		return ts_forward_call(fcinfo, t.remote, false);
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (top == 0)
+	{
+		ts_table_check_select(&t);	/* an empty answer reads no row: check the right itself */
+		return (Datum) 0;
+	}
 	receiver.pub.receiveSlot = result_receive;
 	receiver.pub.rStartup = result_startup;
 	receiver.pub.rShutdown = result_shutdown;

@@ -48,7 +48,10 @@ extern void ts_append_key_position(StringInfo sql, const TsTable *t, const char 
 /* The SQL type and value of each recorded parameter, after the first `base` slots. */
 extern void ts_query_bind_params(const OdFilter *f, int base, Oid *types, Datum *values);
 
-/* $top in argument argno: 1 to 1000; -1 when NULL and allow_null. */
+/*
+ * $top in argument argno: 0 to 1000 (0, which Storage Explorer sends, is an empty page: a page's
+ * continuation is then the first entity that would come); -1 when NULL and allow_null.
+ */
 extern int	ts_query_top(FunctionCallInfo fcinfo, int argno, bool allow_null);
 
 /*

@@ -210,6 +210,7 @@ page_collector_init(PageCollector *pc, JsonSink *sink, int top)
 	pc->pub.mydest = DestNone;
 	pc->sink = sink;
 	pc->top = top;
+	pc->full = top == 0;		/* $top=0: no entity, the first that would come is the continuation */
 	pc->ctx.metadata = JSON_META_MINIMAL;
 	pc->byte_budget = (size_t) ts_page_byte_budget_kb * 1024;
 	pc->deadline = page_deadline();

@@ -3,6 +3,8 @@
  */
 #include "stamp.h"
 
+#include <time.h>
+
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/relation.h"
@@ -47,6 +49,20 @@ take_key_from_entity(Datum *values, bool *nulls, int col, const char *ek, uint32
 }
 
 /*
+ * Now in ticks: the system clock at 100 ns, as the service's Timestamps carry them (seven
+ * fractional digits), where PostgreSQL's clock (GetCurrentTimestamp) stops at the microsecond.
+ */
+static int64
+stamp_clock_ticks(void)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) != 0)
+		return edm_ticks_from_pg_usec(GetCurrentTimestamp());
+	return edm_ticks_from_unix((int64) now.tv_sec, (int64) now.tv_nsec);
+}
+
+/*
  * The Timestamp of a write in ticks: now, but strictly later than prev (the replaced version's, or
  * the latest deleted version's, if any): one tick later when the clock has not moved past it. (A
  * Timestamp at the end of the DateTime range, which only a row written with the trigger disabled
@@ -55,7 +71,7 @@ take_key_from_entity(Datum *values, bool *nulls, int col, const char *ek, uint32
 static int64
 stamp_ticks(const int64 *prev)
 {
-	int64		now = edm_ticks_from_pg_usec(GetCurrentTimestamp());
+	int64		now = stamp_clock_ticks();
 
 	if (prev == NULL || *prev < now)
 		return now;

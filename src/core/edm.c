@@ -344,9 +344,12 @@ digits(const char *s, int n, int *out)
 	return true;
 }
 
-/* YYYY-MM-DDTHH:MM:SS[.f{1,7}](Z|+HH:MM|-HH:MM), normalised to UTC ticks. */
-EdmParse
-edm_parse_datetime(const char *s, size_t len, int64 *ticks)
+/*
+ * YYYY-MM-DDTHH:MM:SS[.f{1,7}](Z|+HH:MM|-HH:MM), normalised to UTC ticks; with offset_optional,
+ * no offset at all is UTC as well (edm.h).
+ */
+static EdmParse
+parse_datetime(const char *s, size_t len, bool offset_optional, int64 *ticks)
 {
 	int			year,
 				mon,
@@ -358,12 +361,12 @@ edm_parse_datetime(const char *s, size_t len, int64 *ticks)
 	size_t		i = 19;
 	int64		t;
 
-	if (len < 20 ||
+	if (len < 19 ||
 		!digits(s, 4, &year) || s[4] != '-' || !digits(s + 5, 2, &mon) || s[7] != '-' ||
 		!digits(s + 8, 2, &day) || s[10] != 'T' || !digits(s + 11, 2, &hour) || s[13] != ':' ||
 		!digits(s + 14, 2, &min) || s[16] != ':' || !digits(s + 17, 2, &sec))
 		return EDM_BAD_SYNTAX;
-	if (s[i] == '.')
+	if (i < len && s[i] == '.')
 	{
 		int			nd = 0;
 
@@ -384,7 +387,9 @@ edm_parse_datetime(const char *s, size_t len, int64 *ticks)
 		hour > 23 || min > 59 || sec > 59)
 		return EDM_BAD_SYNTAX;
 	t = edm_ticks_from_civil(year, mon, day, hour, min, sec, frac);
-	if (i < len && s[i] == 'Z')
+	if (i == len && offset_optional)
+		;						/* no offset: UTC, as the service reads it */
+	else if (i < len && s[i] == 'Z')
 		i++;
 	else if (i + 6 == len && (s[i] == '+' || s[i] == '-') && s[i + 3] == ':')
 	{
@@ -405,6 +410,18 @@ edm_parse_datetime(const char *s, size_t len, int64 *ticks)
 		return EDM_BAD_RANGE;
 	*ticks = t;
 	return EDM_OK;
+}
+
+EdmParse
+edm_parse_datetime(const char *s, size_t len, int64 *ticks)
+{
+	return parse_datetime(s, len, false, ticks);
+}
+
+EdmParse
+edm_parse_datetime_value(const char *s, size_t len, int64 *ticks)
+{
+	return parse_datetime(s, len, true, ticks);
 }
 
 static char *

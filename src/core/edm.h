@@ -37,6 +37,7 @@ typedef enum EdmType
 #define EDM_TICKS_MIN			INT64CONST(504911232000000000)	/* 1601-01-01T00:00:00Z */
 #define EDM_TICKS_MAX			INT64CONST(3155378975999999999)	/* 9999-12-31T23:59:59.9999999Z */
 #define EDM_TICKS_PG_EPOCH		INT64CONST(630822816000000000)	/* 2000-01-01T00:00:00Z */
+#define EDM_TICKS_UNIX_EPOCH	INT64CONST(621355968000000000)	/* 1970-01-01T00:00:00Z */
 
 #define EDM_DATETIME_TEXT_LEN	28	/* YYYY-MM-DDTHH:MM:SS.fffffffZ */
 #define EDM_GUID_TEXT_LEN		36
@@ -84,7 +85,16 @@ extern int	edm_format_int64(int64 v, char *buf);
  * JSON form (*is_string). */
 extern int	edm_format_double(double d, char *buf, bool *is_string);
 
+/*
+ * A DateTime's text, normalised to UTC ticks: YYYY-MM-DDTHH:MM:SS, up to 7 fractional digits, then
+ * Z or an offset +HH:MM / -HH:MM (edm_parse_datetime: the form the service writes, which ETags
+ * carry). A value (a property's, a $filter literal's) may also come without an offset, and is then
+ * UTC, as the service takes it (edm_parse_datetime_value): "2023-01-01T23:00:00" is
+ * 2023-01-01T23:00:00Z. Nothing else: no lower-case z or t, no date alone, no offset without its
+ * colon, no more than 7 fractional digits.
+ */
 extern EdmParse edm_parse_datetime(const char *s, size_t len, int64 *ticks);
+extern EdmParse edm_parse_datetime_value(const char *s, size_t len, int64 *ticks);
 extern void edm_format_datetime(int64 ticks, char *buf);	/* 28 chars + NUL */
 /* The service's text: trailing fractional zeros dropped (…44Z, …44.123Z); returns the length. */
 extern int	edm_format_datetime_trimmed(int64 ticks, char *buf);
@@ -112,6 +122,20 @@ edm_pg_usec_from_ticks(int64 ticks)
 	int64		rel = ticks - EDM_TICKS_PG_EPOCH;
 
 	return rel >= 0 ? rel / 10 : -((-rel + 9) / 10);
+}
+
+/*
+ * A clock reading since 1970-01-01T00:00:00Z (a struct timespec's fields) as ticks: its 100 ns,
+ * rounded down, saturated to the DateTime range.
+ */
+static inline int64
+edm_ticks_from_unix(int64 sec, int64 nsec)
+{
+	if (sec > (EDM_TICKS_MAX - EDM_TICKS_UNIX_EPOCH) / EDM_TICKS_PER_SECOND - 1)
+		return EDM_TICKS_MAX;
+	if (sec < (EDM_TICKS_MIN - EDM_TICKS_UNIX_EPOCH) / EDM_TICKS_PER_SECOND + 1)
+		return EDM_TICKS_MIN;
+	return EDM_TICKS_UNIX_EPOCH + sec * EDM_TICKS_PER_SECOND + nsec / 100;
 }
 
 extern int	edm_hexval(char c);	/* value of a hex digit, or -1 */

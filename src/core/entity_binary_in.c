@@ -2,7 +2,8 @@
  * entity_binary_in.c - read the binary wire form (the stored form after a version byte) as
  * strictly as the text form: every structural field, name, value, the property order and every
  * limit is checked, and the bytes must be exactly the canonical encoding that entity_build would
- * produce. Backend-free.
+ * produce - or exactly what 0.3.0 produced for the same entity (its order array after the
+ * directory, entity_format.h), which is read into today's form. Backend-free.
  */
 #include "entity_format.h"
 
@@ -55,11 +56,11 @@ check_value(const PropRef *p, TsError *err)
 }
 
 /*
- * The order array: every directory index exactly once, and not the directory's own order (an
- * entity written in name order has no array). NULL on error.
+ * The written order, o[k * stride] for the k-th property: every directory index exactly once, and
+ * not the directory's own order (an entity written in name order stores none). NULL on error.
  */
 static int *
-read_order(const uint8 *o, uint32 nprops, TsError *err)
+read_order(const uint8 *o, size_t stride, uint32 nprops, TsError *err)
 {
 	int		   *order = palloc(sizeof(int) * (nprops + 1));
 	uint8		seen[TS_MAX_PROPERTIES] = {0};
@@ -67,15 +68,17 @@ read_order(const uint8 *o, uint32 nprops, TsError *err)
 
 	for (uint32 k = 0; k < nprops; k++)
 	{
-		if (o[k] >= nprops || seen[o[k]])
+		uint8		i = o[k * stride];
+
+		if (i >= nprops || seen[i])
 		{
 			pfree(order);
 			(void) bad(err, "the property order does not name each property once");
 			return NULL;
 		}
-		seen[o[k]] = 1;
-		names &= o[k] == k;
-		order[k] = o[k];
+		seen[i] = 1;
+		names &= i == k;
+		order[k] = i;
 	}
 	if (names)
 	{
@@ -84,6 +87,37 @@ read_order(const uint8 *o, uint32 nprops, TsError *err)
 		return NULL;
 	}
 	return order;
+}
+
+/*
+ * Is buf, which holds 0.3.0's order array, exactly what 0.3.0 wrote for the entity r (built from
+ * it in today's form)? Its header with the array's flag, r's key lengths and directory with order
+ * bytes 0, the array (r's order bytes), r's data.
+ */
+static bool
+legacy_form_of(const uint8 *buf, size_t len, const Entity *r)
+{
+	EntityView	v;
+	size_t		dir_at,
+				dir_len;
+
+	entity_view_init(&v, (const uint8 *) VARDATA(r), VARSIZE(r) - VARHDRSZ);
+	dir_at = (size_t) (v.dir - v.body);
+	dir_len = (size_t) v.nprops * ENTITY_DIRENT_SIZE;
+	if (len != (size_t) v.len + v.nprops || v.order == NULL ||
+		buf[0] != v.body[0] || buf[1] != ((v.body[1] & ~ENTITY_ORDER_IN_DIR) | ENTITY_HAS_ORDER) ||
+		memcmp(buf + 2, v.body + 2, dir_at - 2) != 0)
+		return false;
+	for (uint32 i = 0; i < v.nprops; i++)
+	{
+		const uint8 *a = buf + dir_at + (size_t) i * ENTITY_DIRENT_SIZE;
+		const uint8 *b = v.dir + (size_t) i * ENTITY_DIRENT_SIZE;
+
+		if (memcmp(a, b, ENTITY_DIRENT_ORDER) != 0 || a[ENTITY_DIRENT_ORDER] != 0 ||
+			buf[dir_at + dir_len + i] != b[ENTITY_DIRENT_ORDER])
+			return false;
+	}
+	return memcmp(buf + dir_at + dir_len + v.nprops, v.data, v.data_len) == 0;
 }
 
 Entity *
@@ -109,7 +143,7 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 		return NULL;
 	}
 	flags = buf[1];
-	if (flags & ~ENTITY_KNOWN_FLAGS)
+	if ((flags & ~ENTITY_KNOWN_FLAGS) || (flags & ENTITY_ORDER_FLAGS) == ENTITY_ORDER_FLAGS)
 		return bad(err, "unknown flags");
 	nprops = ts_rd16(buf + 2);
 	if (nprops > TS_MAX_PROPERTIES)
@@ -134,11 +168,16 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 	if (len - pos < (size_t) nprops * ENTITY_DIRENT_SIZE)
 		return bad(err, "truncated directory");
 	pos += (size_t) nprops * ENTITY_DIRENT_SIZE;
-	if (flags & ENTITY_HAS_ORDER)
+	if (flags & ENTITY_ORDER_IN_DIR)
+	{
+		if (!(order = read_order(dir + ENTITY_DIRENT_ORDER, ENTITY_DIRENT_SIZE, nprops, err)))
+			return NULL;
+	}
+	else if (flags & ENTITY_HAS_ORDER)
 	{
 		if (len - pos < nprops)
 			return bad(err, "truncated property order");
-		if (!(order = read_order(buf + pos, nprops, err)))
+		if (!(order = read_order(buf + pos, 1, nprops, err)))
 			return NULL;
 		pos += nprops;
 	}
@@ -165,8 +204,10 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 		p->type = e[6];
 		if (off != expect_off || end < off || end > data_len || off + p->name_len > end)
 			return bad(err, "a property offset is out of place");
-		if (p->type < EDM_STRING || p->type > EDM_TYPE_MAX || e[7] != 0)
+		if (p->type < EDM_STRING || p->type > EDM_TYPE_MAX)
 			return bad(err, "unknown property type");
+		if (!(flags & ENTITY_ORDER_IN_DIR) && e[ENTITY_DIRENT_ORDER] != 0)
+			return bad(err, "an order byte is set without a stored order");
 		p->name = (const char *) data + off;
 		p->val = data + off + p->name_len;
 		p->val_len = (uint32) (end - off - p->name_len);
@@ -198,7 +239,8 @@ entity_from_binary(const uint8 *buf, size_t len, TsError *err)
 		pfree(order);
 	if (result == NULL)
 		return NULL;
-	if (VARSIZE(result) - VARHDRSZ != len || memcmp(VARDATA(result), buf, len) != 0)
+	if ((flags & ENTITY_HAS_ORDER) ? !legacy_form_of(buf, len, result) :
+		(VARSIZE(result) - VARHDRSZ != len || memcmp(VARDATA(result), buf, len) != 0))
 	{
 		pfree(result);
 		return bad(err, "not in canonical form");

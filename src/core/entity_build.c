@@ -182,7 +182,6 @@ entity_build_ordered(PropRef *props, int nprops, const int *order, const EntityK
 	static const EntityKeys no_keys = {0};
 	uint64		service_size;
 	size_t		dir_size,
-				order_size,
 				data_size,
 				total;
 	Entity	   *result;
@@ -260,9 +259,8 @@ entity_build_ordered(PropRef *props, int nprops, const int *order, const EntityK
 	if (order_is_names(order, nprops))
 		order = NULL;
 	dir_size = (size_t) nprops * ENTITY_DIRENT_SIZE;
-	order_size = order ? (size_t) nprops : 0;
 	total = VARHDRSZ + ENTITY_HEADER_SIZE +
-		((keys->has_pk || keys->has_rk) ? ENTITY_KEYLEN_SIZE : 0) + dir_size + order_size + data_size;
+		((keys->has_pk || keys->has_rk) ? ENTITY_KEYLEN_SIZE : 0) + dir_size + data_size;
 	result = palloc(total);
 	SET_VARSIZE(result, total);
 	body = (uint8 *) VARDATA(result);
@@ -277,17 +275,8 @@ entity_build_ordered(PropRef *props, int nprops, const int *order, const EntityK
 		dir += ENTITY_KEYLEN_SIZE;
 	}
 	if (order)
-	{
-		uint8	   *o = dir + dir_size;
-
-		body[1] |= ENTITY_HAS_ORDER;
-		for (int k = 0; k < nprops; k++)
-		{
-			Assert(order[k] >= 0 && order[k] < nprops);
-			o[k] = (uint8) order[k];
-		}
-	}
-	data = dir + dir_size + order_size;
+		body[1] |= ENTITY_ORDER_IN_DIR;
+	data = dir + dir_size;
 	off = 0;
 	if (keys->has_pk)
 	{
@@ -307,7 +296,8 @@ entity_build_ordered(PropRef *props, int nprops, const int *order, const EntityK
 		ts_wr32(e, off);
 		ts_wr16(e + 4, (uint16) p->name_len);
 		e[6] = p->type;
-		e[7] = 0;
+		Assert(order == NULL || (order[i] >= 0 && order[i] < nprops));
+		e[ENTITY_DIRENT_ORDER] = order ? (uint8) order[i] : 0;	/* the i-th written */
 		memcpy(data + off, p->name, p->name_len);
 		off += p->name_len;
 		if (p->type == EDM_DOUBLE && p->val_len == 8)

@@ -4,14 +4,20 @@
  * After the varlena header, little-endian, no alignment assumed anywhere (all reads by bytes):
  *
  *   u8  version            ENTITY_FORMAT_VERSION
- *   u8  flags              ENTITY_HAS_PK | ENTITY_HAS_RK | ENTITY_HAS_ORDER
+ *   u8  flags              ENTITY_HAS_PK | ENTITY_HAS_RK | ENTITY_ORDER_IN_DIR
  *   u16 nprops             custom properties, at most 252
  *   [u16 pk_len, u16 rk_len]   only when a key flag is set
- *   nprops x { u32 offset, u16 name_len, u8 type, u8 zero }   the directory, sorted by name
- *   [nprops x u8 order]    only with ENTITY_HAS_ORDER: the properties in the order they were
- *                          written, each as its index in the directory
+ *   nprops x { u32 offset, u16 name_len, u8 type, u8 order }   the directory, sorted by name
  *   data: PartitionKey bytes, RowKey bytes, then per property (in directory order) its name and
  *         its value
+ *
+ * The written order: with ENTITY_ORDER_IN_DIR, the order byte of the k-th directory entry is the
+ * directory index of the k-th property written (the order, spread over the directory's spare
+ * bytes: it costs no byte); without it, the properties were written in name order and every
+ * order byte is 0. 0.3.0 stored the order as an array after the directory instead
+ * (ENTITY_HAS_ORDER, nprops x u8, order bytes 0), one byte per property more than jsonb's size
+ * for the same document; such values are still read (entity_view_init), recv turns them into the
+ * form above, nothing writes them.
  *
  * A property's offset is relative to the start of data; its value runs from the end of its name
  * to the next property's offset (or the end). Names are UTF-8 sorted bytewise (shorter first on a
@@ -19,12 +25,13 @@
  * Binary as bytes, Int32 4 bytes, Int64/Double/DateTime 8 bytes (DateTime as .NET ticks),
  * Boolean 1 byte (0/1), Guid 16 bytes in text order. Doubles keep -0; NaN has one bit pattern.
  *
- * The written order (contract §1: output lists properties as they were written) is the order
- * array when there is one, else the directory's own order: the array is there exactly when the
- * two differ, so an entity written in name order - every entity stored by 0.2.0 - has the bytes
- * it always had. There is exactly one encoding of each entity (its properties, their values and
- * their written order), so equal entities have equal bytes; two entities that differ only in the
- * order of their properties are different entities (their text differs).
+ * The written order (contract §1: output lists properties as they were written) is stored exactly
+ * when it is not the directory's own order, so an entity written in name order - every entity
+ * stored by 0.2.0 - has the bytes it always had. There is exactly one encoding of each entity (its
+ * properties, their values and their written order): the same entity written in the same order
+ * has the same bytes. Order is presentation only: two entities that differ only in the order of
+ * their properties are equal (entity_compare.c compares and hashes the bytes with the order left
+ * out).
  */
 #ifndef ENTITY_FORMAT_H
 #define ENTITY_FORMAT_H
@@ -36,13 +43,16 @@
 #define ENTITY_HAS_PK			0x01
 #define ENTITY_HAS_RK			0x02
 #define ENTITY_KEY_FLAGS		(ENTITY_HAS_PK | ENTITY_HAS_RK)
-#define ENTITY_HAS_ORDER		0x04
-#define ENTITY_KNOWN_FLAGS		(ENTITY_KEY_FLAGS | ENTITY_HAS_ORDER)
+#define ENTITY_HAS_ORDER		0x04	/* 0.3.0's order array: read, never written */
+#define ENTITY_ORDER_IN_DIR		0x08
+#define ENTITY_ORDER_FLAGS		(ENTITY_HAS_ORDER | ENTITY_ORDER_IN_DIR)
+#define ENTITY_KNOWN_FLAGS		(ENTITY_KEY_FLAGS | ENTITY_ORDER_FLAGS)
 #define ENTITY_HEADER_SIZE		4
 #define ENTITY_KEYLEN_SIZE		4
 #define ENTITY_DIRENT_SIZE		8
+#define ENTITY_DIRENT_ORDER		7	/* the order byte's place in a directory entry */
 
-StaticAssertDecl(TS_MAX_PROPERTIES <= 256, "a directory index fits the order array's byte");
+StaticAssertDecl(TS_MAX_PROPERTIES <= 256, "a directory index fits the order byte");
 
 #define ENTITY_CANONICAL_NAN	UINT64CONST(0x7FF8000000000000)
 
@@ -92,7 +102,10 @@ typedef struct EntityView
 	uint32		len;
 	uint32		nprops;
 	const uint8 *dir;
-	const uint8 *order;			/* the order array, or NULL: written in name order */
+	const uint8 *order;			/* the k-th property written is order[k * order_stride]; NULL:
+								 * written in name order */
+	uint32		order_stride;	/* ENTITY_DIRENT_SIZE, or 1 for 0.3.0's order array */
+	uint32		legacy_len;		/* bytes of 0.3.0's order array (0 when there is none) */
 	const uint8 *data;
 	uint32		data_len;
 	EntityKeys	keys;
@@ -119,9 +132,15 @@ entity_view_init(EntityView *v, const uint8 *body, uint32 len)
 	v->dir = p;
 	p += (size_t) v->nprops * ENTITY_DIRENT_SIZE;
 	v->order = NULL;
-	if (flags & ENTITY_HAS_ORDER)
+	v->order_stride = ENTITY_DIRENT_SIZE;
+	v->legacy_len = 0;
+	if (flags & ENTITY_ORDER_IN_DIR)
+		v->order = v->dir + ENTITY_DIRENT_ORDER;
+	else if (flags & ENTITY_HAS_ORDER)
 	{
 		v->order = p;
+		v->order_stride = 1;
+		v->legacy_len = v->nprops;
 		p += v->nprops;
 	}
 	v->data = p;
@@ -151,7 +170,7 @@ entity_view_prop(const EntityView *v, uint32 i, PropRef *p)
 static inline uint32
 entity_view_written(const EntityView *v, uint32 k)
 {
-	return v->order ? v->order[k] : k;
+	return v->order ? v->order[(size_t) k * v->order_stride] : k;
 }
 
 /*
@@ -171,8 +190,15 @@ entity_view_props_written(const EntityView *v, PropRef *props)
 		for (uint32 off = 0; off < v->data_len; off += 64)
 			__builtin_prefetch(v->data + off);
 #endif
-	for (uint32 k = 0; k < n; k++)
-		entity_view_prop(v, order ? order[k] : k, &props[k]);
+	if (order == NULL)
+		for (uint32 k = 0; k < n; k++)
+			entity_view_prop(v, k, &props[k]);
+	else if (v->order_stride == ENTITY_DIRENT_SIZE)
+		for (uint32 k = 0; k < n; k++)
+			entity_view_prop(v, order[k * ENTITY_DIRENT_SIZE], &props[k]);
+	else
+		for (uint32 k = 0; k < n; k++)
+			entity_view_prop(v, order[k], &props[k]);	/* 0.3.0's order array */
 }
 
 #define ENTITY_LOCAL_PROPS 32	/* a PropRef array this long on the stack covers most entities */
@@ -270,6 +296,33 @@ extern Entity *entity_without(const EntityView *v, const char *name, uint32 len,
 
 /* v's properties without its keys (what a table row stores; the keys live in its key columns). */
 extern Entity *entity_without_keys(const EntityView *v, TsError *err);
+
+/* v encoded again: the same entity in the form written today (0.3.0's order array moved). */
+extern Entity *entity_copy(const EntityView *v, TsError *err);
+
+/* entity_compare.c: entities as sets of properties (the order written ignored) */
+
+/* <0, 0, >0: the byte order of the two entities' name-order forms (their bytes, order left out). */
+extern int	entity_cmp_unordered(const EntityView *a, const EntityView *b);
+extern bool entity_eq_unordered(const EntityView *a, const EntityView *b);
+
+/*
+ * The name-order form's bytes in three parts, for hashing them without a copy: head (the header,
+ * its order flags cleared, and the key lengths), the directory (dir_len bytes; their order bytes
+ * are to be read as 0 when dir_masked), the data. Without a stored order the three are the body.
+ */
+typedef struct EntityUnorderedParts
+{
+	uint8		head[ENTITY_HEADER_SIZE + ENTITY_KEYLEN_SIZE];
+	uint32		head_len;
+	const uint8 *dir;
+	uint32		dir_len;
+	bool		dir_masked;
+	const uint8 *data;
+	uint32		data_len;
+} EntityUnorderedParts;
+
+extern void entity_unordered_parts(const EntityView *v, EntityUnorderedParts *out);
 
 /* entity_json_in.c */
 extern Entity *entity_from_json(const char *json, size_t len, TsError *err);

@@ -314,7 +314,7 @@ convert_value(Parser *ps, Member *m, EdmType type, uint8 *slot, PropRef *out)
 
 				if (v->kind != JT_STRING)
 					return wrong_json_kind(ps, m, type);
-				r = edm_parse_datetime(v->p, v->len, &ticks);
+				r = edm_parse_datetime_value(v->p, v->len, &ticks);
 				ts_wr64(slot, (uint64) ticks);
 				break;
 			}

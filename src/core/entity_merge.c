@@ -125,8 +125,9 @@ entity_without(const EntityView *v, const char *name, uint32 len, TsError *err)
 	return r;
 }
 
-Entity *
-entity_without_keys(const EntityView *v, TsError *err)
+/* v's properties and written order, with the keys given, encoded again. */
+static Entity *
+rebuild(const EntityView *v, const EntityKeys *keys, TsError *err)
 {
 	PropRef    *props = palloc(sizeof(PropRef) * (v->nprops + 1));
 	int		   *order = palloc(sizeof(int) * (v->nprops + 1));
@@ -137,8 +138,20 @@ entity_without_keys(const EntityView *v, TsError *err)
 		entity_view_prop(v, i, &props[i]);
 		order[i] = (int) entity_view_written(v, i);
 	}
-	r = entity_build_ordered(props, (int) v->nprops, order, NULL, 0, err);
+	r = entity_build_ordered(props, (int) v->nprops, order, keys, 0, err);
 	pfree(props);
 	pfree(order);
 	return r;
+}
+
+Entity *
+entity_without_keys(const EntityView *v, TsError *err)
+{
+	return rebuild(v, NULL, err);
+}
+
+Entity *
+entity_copy(const EntityView *v, TsError *err)
+{
+	return rebuild(v, &v->keys, err);
 }

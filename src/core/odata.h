@@ -62,9 +62,15 @@ typedef enum OdProp
 	PROP_TIMESTAMP
 } OdProp;
 
+/*
+ * N_CONST: a boolean literal standing as an expression (lit.b), as in "$filter=false" or
+ * "(true and RowKey eq '1') or false". The parser folds constants away (logic is two-valued:
+ * "true and X" is X, "false and X" is false, "not true" is false), so a tree holds one only as its
+ * whole: an N_CONST root, or none anywhere.
+ */
 typedef enum OdNodeKind
 {
-	N_AND, N_OR, N_NOT, N_CMP
+	N_AND, N_OR, N_NOT, N_CMP, N_CONST
 } OdNodeKind;
 
 typedef struct OdNode
@@ -167,7 +173,7 @@ typedef struct OdLexer
 
 extern bool odata_next_token(OdLexer *lx, OdToken *tok);
 
-/* odata_parse.c */
+/* odata_parse.c: NULL for an empty filter (and on an error: err->code says which) */
 extern OdNode *odata_parse(const char *filter, size_t len, int max_comparisons, int *ncomparisons,
 						   TsError *err);
 

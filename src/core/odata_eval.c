@@ -194,6 +194,8 @@ odata_eval_string(const OdNode *n, const char *prop, uint32 prop_len, const char
 			return false;
 		case N_NOT:
 			return !odata_eval_string(n->kids[0], prop, prop_len, value, value_len);
+		case N_CONST:
+			return n->lit.b;
 		default:
 			{
 				int			c;

@@ -1,8 +1,10 @@
 /*
  * odata_lex.c - tokens of the $filter language: parentheses, property names, the lowercase
- * keywords (and or not eq ne gt ge lt le true false null) and typed literals: 'string' (a quote
- * doubled inside), 42 (Int32, which it must fit), 42L (Int64), 1.5 / 2e10 (Double),
- * datetime'...', guid'...', X'hex' and binary'hex'. Backend-free.
+ * keywords (and or not eq ne gt ge lt le null) and typed literals: 'string' (a quote doubled
+ * inside), 42 (Int32, which it must fit), 42L (Int64), 1.5 / 2e10 (Double), true and false in any
+ * letter case (so a property named True or FALSE cannot be named in a filter: the word is the
+ * literal, as on the service), datetime'...' (Z, an offset, or none: UTC), guid'...', X'hex' and
+ * binary'hex'. Backend-free.
  *
  * Token positions are byte offsets; messages turn them into 1-based character positions.
  */
@@ -85,14 +87,14 @@ typed_literal(OdLexer *lx, OdToken *tok, const char *word, uint32 wlen)
 	tok->kind = OT_LITERAL;
 	if (wlen == 8 && memcmp(word, "datetime", 8) == 0)
 	{
-		EdmParse	r = edm_parse_datetime(body, blen, &tok->lit.i64);
+		EdmParse	r = edm_parse_datetime_value(body, blen, &tok->lit.i64);
 
 		tok->lit.type = EDM_DATETIME;
 		if (r == EDM_BAD_RANGE)
 			return lex_error(lx, start, "datetime literal outside 1601-01-01 to 9999-12-31", NULL);
 		if (r != EDM_OK)
 			return lex_error(lx, start, "invalid datetime literal",
-							 "Write datetime'2014-08-22T00:50:44.1234567Z' (up to 7 fractional digits, Z or an offset).");
+							 "Write datetime'2014-08-22T00:50:44.1234567Z' (up to 7 fractional digits; Z, an offset, or none for UTC).");
 	}
 	else if (wlen == 4 && memcmp(word, "guid", 4) == 0)
 	{
@@ -215,7 +217,8 @@ word(OdLexer *lx, OdToken *tok)
 			return true;
 		}
 	}
-	if ((wlen == 4 && memcmp(w, "true", 4) == 0) || (wlen == 5 && memcmp(w, "false", 5) == 0))
+	/* true and false in any letter case (True, FALSE), as the service reads them */
+	if ((wlen == 4 && pg_strncasecmp(w, "true", 4) == 0) || (wlen == 5 && pg_strncasecmp(w, "false", 5) == 0))
 	{
 		tok->kind = OT_LITERAL;
 		tok->lit.type = EDM_BOOLEAN;

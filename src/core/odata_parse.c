@@ -2,7 +2,14 @@
  * odata_parse.c - $filter to a syntax tree, by operator precedence with explicit stacks, so that
  * parentheses nest to any depth without recursion. Precedence: not > comparison > and > or;
  * "not X eq 1" negates the comparison. A comparison is a property and a literal, in either order.
- * Backend-free.
+ *
+ * A boolean literal not followed by a comparison operator is an expression of its own ("false",
+ * "(true and RowKey eq '1') or false", "not true"), as the service evaluates it. Such constants
+ * are folded as the operators apply (true and X = X, false and X = false, true or X = true,
+ * false or X = X, not true = false): logic is two-valued, so the fold is exact, and what remains
+ * is either one constant or a tree without any, so that every reader of the tree (the SQL
+ * translation, its key ranges and point/range planning, the typed evaluation) sees a constant
+ * only as the whole filter. Backend-free.
  */
 #include "odata.h"
 
@@ -94,14 +101,39 @@ push_val(Parser *ps, OdNode *n)
  */
 #define ODATA_MAX_DEPTH 100
 
-/* and/or node of two operands, flattening nested nodes of the same kind */
+static OdNode *
+make_const(bool value)
+{
+	OdNode	   *n = palloc0(sizeof(OdNode));
+
+	n->kind = N_CONST;
+	n->lit.type = EDM_BOOLEAN;
+	n->lit.b = value;
+	return n;
+}
+
+/*
+ * and/or node of two operands, flattening nested nodes of the same kind; a constant operand is
+ * folded: it decides the result (false for and, true for or) or drops out.
+ */
 static OdNode *
 make_binary(OdNodeKind kind, OdNode *a, OdNode *b)
 {
-	OdNode	   *n = palloc0(sizeof(OdNode));
-	int			na = a->kind == kind ? a->nkids : 1;
-	int			nb = b->kind == kind ? b->nkids : 1;
+	OdNode	   *n;
+	int			na,
+				nb;
 
+	if (a->kind == N_CONST || b->kind == N_CONST)
+	{
+		OdNode	   *c = a->kind == N_CONST ? a : b;
+		OdNode	   *other = c == a ? b : a;
+		bool		decides = kind == N_AND ? !c->lit.b : c->lit.b;
+
+		return decides ? c : other;
+	}
+	n = palloc0(sizeof(OdNode));
+	na = a->kind == kind ? a->nkids : 1;
+	nb = b->kind == kind ? b->nkids : 1;
 	n->kind = kind;
 	n->depth = Max(a->kind == kind ? a->depth : a->depth + 1, b->kind == kind ? b->depth : b->depth + 1);
 	n->kids = palloc(sizeof(OdNode *) * (na + nb));
@@ -124,6 +156,8 @@ make_not(OdNode *a)
 
 	if (a->kind == N_NOT)
 		return a->kids[0];		/* not not x = x */
+	if (a->kind == N_CONST)
+		return make_const(!a->lit.b);
 	n = palloc0(sizeof(OdNode));
 	n->kind = N_NOT;
 	n->depth = a->depth;
@@ -277,6 +311,23 @@ parse_comparison(Parser *ps, OdToken *a)
 	return n;
 }
 
+/*
+ * Does a comparison operator come next (true eq Active), leaving the lexer where it was? A token
+ * that fails to lex is not one; it fails again when it is read.
+ */
+static bool
+before_comparison(Parser *ps)
+{
+	OdLexer		saved = ps->lx;
+	TsError		saved_err = *ps->err;
+	OdToken		next;
+	bool		cmp = odata_next_token(&ps->lx, &next) && next.kind == OT_CMP;
+
+	ps->lx = saved;
+	*ps->err = saved_err;
+	return cmp;
+}
+
 OdNode *
 odata_parse(const char *filter, size_t len, int max_comparisons, int *ncomparisons, TsError *err)
 {
@@ -309,6 +360,11 @@ odata_parse(const char *filter, size_t len, int max_comparisons, int *ncompariso
 				push_op(&ps, OP_LPAREN, tok.pos);
 			else if (tok.kind == OT_NOT)
 				push_op(&ps, OP_NOT, tok.pos);
+			else if (tok.kind == OT_LITERAL && tok.lit.type == EDM_BOOLEAN && !before_comparison(&ps))
+			{
+				push_val(&ps, make_const(tok.lit.b));
+				expect_operand = false;
+			}
 			else if (tok.kind == OT_IDENT || tok.kind == OT_LITERAL)
 			{
 				OdNode	   *n = parse_comparison(&ps, &tok);

@@ -93,6 +93,13 @@ to_nnf(OdNode *n, bool negate)
 	{
 		case N_NOT:
 			return to_nnf(n->kids[0], !negate);
+		case N_CONST:
+			if (!negate)
+				return n;
+			r = palloc(sizeof(OdNode));
+			*r = *n;
+			r->lit.b = !n->lit.b;
+			return r;
 		case N_CMP:
 			if (!negate)
 				return n;
@@ -646,6 +653,16 @@ emit_filter(OdFilter *out)
 		out->dense = true;		/* every row matches */
 		return;
 	}
+	if (out->root->kind == N_CONST)
+	{
+		/* $filter=false (true became no filter): no row, and no row scanned to find that out */
+		Assert(!out->root->lit.b);
+		appendStringInfoString(out->sql, "false");
+		appendStringInfoString(out->key_bounds, "false");
+		out->keys_only = true;
+		out->dense = true;		/* (vacuously: the scan of its key bounds reads no row) */
+		return;
+	}
 	emit(out, out->sql, out->root);
 	out->keys_only = keys_only(out->root);
 	describe_conjuncts(out);
@@ -687,6 +704,8 @@ odata_translate_indexed(const char *filter, size_t len, int max_comparisons, int
 		return false;
 	if (out->root != NULL)
 		out->root = to_nnf(out->root, false);
+	if (out->root != NULL && out->root->kind == N_CONST && out->root->lit.b)
+		out->root = NULL;		/* $filter=true: every entity, as with no filter */
 	emit_filter(out);
 	return true;
 }

@@ -11,7 +11,10 @@
 #error "TS_VERSION must be defined by the build (-DTS_VERSION=\"x.y.z\")"
 #endif
 
-/* A page of a query holds at most this many entities; $top is 1 to this. */
+/*
+ * A page of a query holds at most this many entities; $top is 0 to this (0, which Storage
+ * Explorer sends, asks for an empty page, as the service answers it).
+ */
 #define TS_PAGE_MAX 1000
 
 /* A batch (changeset) holds at most this many operations. */

@@ -58,9 +58,9 @@ parse_top(Req *r, const char **out)
 	if (t == NULL)
 		return true;
 	v = strtol(t, &end, 10);
-	if (end == t || *end != '\0' || v < 1 || v > TS_PAGE_MAX || t[0] == '+' || t[0] == ' ')
+	if (end == t || *end != '\0' || v < 0 || v > TS_PAGE_MAX || t[0] == '+' || t[0] == ' ')
 	{
-		resp_error(r, "InvalidInput", "The value of $top must be an integer from 1 to %d.", TS_PAGE_MAX);
+		resp_error(r, "InvalidInput", "The value of $top must be an integer from 0 to %d.", TS_PAGE_MAX);
 		return false;
 	}
 	*out = arena_printf(&r->arena, "%ld", v);

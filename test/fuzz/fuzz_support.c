@@ -115,6 +115,42 @@ fuzz_check_json_roundtrip(const struct varlena *e)
 			   "JSON output and input give back the same bytes");
 }
 
+/*
+ * Order is presentation: the entity written in name order (its twin) is equal to it by
+ * entity_cmp_unordered and entity_eq_unordered, and the name-order parts that hashing reads are the
+ * twin's bytes.
+ */
+void
+fuzz_check_unordered(const EntityView *v)
+{
+	PropRef    *props = palloc(sizeof(PropRef) * (v->nprops + 1));
+	TsError		err = {0};
+	struct varlena *twin;
+	EntityView	tv;
+	EntityUnorderedParts parts;
+	StringInfoData bytes;
+
+	for (uint32 i = 0; i < v->nprops; i++)
+		entity_view_prop(v, i, &props[i]);
+	twin = entity_build_ordered(props, (int) v->nprops, NULL, &v->keys, 0, &err);
+	FUZZ_CHECK(twin != NULL, "an entity's name-order twin builds");
+	entity_view_init(&tv, (const uint8 *) VARDATA(twin), VARSIZE(twin) - VARHDRSZ);
+	FUZZ_CHECK(tv.order == NULL, "the twin stores no order");
+	FUZZ_CHECK(entity_cmp_unordered(v, &tv) == 0 && entity_cmp_unordered(&tv, v) == 0 &&
+			   entity_eq_unordered(v, &tv) && entity_eq_unordered(&tv, v),
+			   "an entity equals its name-order twin");
+	entity_unordered_parts(v, &parts);
+	initStringInfo(&bytes);
+	appendBinaryStringInfo(&bytes, (const char *) parts.head, parts.head_len);
+	appendBinaryStringInfo(&bytes, (const char *) parts.dir, parts.dir_len);
+	if (parts.dir_masked)
+		for (uint32 off = ENTITY_DIRENT_ORDER; off < parts.dir_len; off += ENTITY_DIRENT_SIZE)
+			bytes.data[parts.head_len + off] = 0;
+	appendBinaryStringInfo(&bytes, (const char *) parts.data, parts.data_len);
+	FUZZ_CHECK(bytes.len == (int) tv.len && memcmp(bytes.data, tv.body, tv.len) == 0,
+			   "the parts hashing reads are the twin's bytes");
+}
+
 void
 fuzz_check_form(const struct varlena *e)
 {
@@ -143,7 +179,8 @@ fuzz_check_form(const struct varlena *e)
 		seen[i] = true;
 		names &= i == k;
 	}
-	FUZZ_CHECK((v.order == NULL) == names, "an order array is there exactly when it is not the name order");
+	FUZZ_CHECK((v.order == NULL) == names, "an order is stored exactly when it is not the name order");
+	fuzz_check_unordered(&v);
 	/* a merge with itself overwrites every property in place: the same entity */
 	self = entity_merge(&v, &v, &err);
 	FUZZ_CHECK(self != NULL && VARSIZE(self) == VARSIZE(e) && memcmp(self, e, VARSIZE(e)) == 0,

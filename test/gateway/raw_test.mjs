@@ -205,10 +205,15 @@ const E = (pk, rk) => `/${T}(PartitionKey='${encodeURIComponent(pk.replace(/'/g,
 	ok(/^1!\d+![A-Za-z0-9._-]+$/.test(first.headers['x-ms-continuation-nextrowkey'] || ''), 'continuation tokens are opaque and URL-safe: 1!<n>!<payload>', first.headers['x-ms-continuation-nextrowkey']);
 	const tampered = await req({ path: `/${T}()`, query: `$top=3&NextPartitionKey=${encodeURIComponent('1!4!cQ')}&NextRowKey=x` });
 	ok(tampered.status === 400 && errCode(tampered) === 'InvalidInput', 'a tampered continuation token: 400 InvalidInput', `${tampered.status}`);
-	const top0 = await req({ path: `/${T}()`, query: '$top=0' });
+	const top0 = await req({ path: `/${T}()`, query: `$top=0&$filter=${encodeURIComponent("PartitionKey eq 'q'")}` });
+	ok(top0.status === 200 && top0.json?.value?.length === 0 && !!top0.headers['x-ms-continuation-nextpartitionkey'] &&
+		!!top0.headers['x-ms-continuation-nextrowkey'], '$top=0: 200, no entity, the continuation of the first that would come', `${top0.status} ${top0.text}`);
+	const top0t = await req({ path: '/Tables', query: '$top=0' });
+	ok(top0t.status === 200 && top0t.json?.value?.length === 0, 'Query Tables $top=0: 200, no table', `${top0t.status} ${top0t.text}`);
 	const top1001 = await req({ path: `/${T}()`, query: '$top=1001' });
 	const topx = await req({ path: `/${T}()`, query: '$top=abc' });
-	ok(top0.status === 400 && top1001.status === 400 && topx.status === 400, '$top 0, 1001, abc: 400', `${top0.status} ${top1001.status} ${topx.status}`);
+	const topm = await req({ path: `/${T}()`, query: '$top=-1' });
+	ok(top1001.status === 400 && topx.status === 400 && topm.status === 400, '$top 1001, abc, -1: 400', `${top1001.status} ${topx.status} ${topm.status}`);
 	const badFilter = await req({ path: `/${T}()`, query: `$filter=${encodeURIComponent('PartitionKey eq Sales')}` });
 	ok(badFilter.status === 400 && errCode(badFilter) === 'InvalidInput', 'malformed $filter: 400 InvalidInput', `${badFilter.status}`);
 	const qNone = await req({ path: `/${T}()`, query: `$filter=${encodeURIComponent("PartitionKey eq 'q'")}`, headers: { Accept: 'application/json;odata=nometadata' } });

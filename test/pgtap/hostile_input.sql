@@ -139,7 +139,7 @@ INSERT INTO cases (what, stmt, code) VALUES
 ('query_entities: NULL table', $$SELECT * FROM query_entities(NULL)$$, 'TSB00'),
 ('query_entities: injection in the filter', $$SELECT * FROM query_entities('Hostile', 'Name eq ''Ken'' OR ''1''=''1''')$$, 'TSF01'),
 ('query_entities: $select with SQL', $$SELECT * FROM query_entities('Hostile', NULL, 'Name) FROM tablestore_data.hostile; --')$$, 'TSQ01'),
-('query_entities: $top 0', $$SELECT * FROM query_entities('Hostile', NULL, NULL, 0)$$, 'TSQ01'),
+('query_entities: $top 1001', $$SELECT * FROM query_entities('Hostile', NULL, NULL, 1001)$$, 'TSQ01'),
 ('query_entities: $top -1', $$SELECT * FROM query_entities('Hostile', NULL, NULL, -1)$$, 'TSQ01'),
 ('query_page: $top 1001', $$SELECT query_page('Hostile', NULL, NULL, 1001)$$, 'TSQ01'),
 ('query_page: NULL $top', $$SELECT query_page('Hostile', NULL, NULL, NULL)$$, 'TSQ01'),

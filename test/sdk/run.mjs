@@ -28,6 +28,7 @@ import './cases/raw_metadata.mjs';
 import './cases/raw_auth.mjs';
 import './cases/raw_batch.mjs';
 import './cases/raw_errors.mjs';
+import './cases/compat.mjs';
 
 // Azurite's well-known development account (public, documented by Microsoft)
 const DEV_ACCOUNT = 'devstoreaccount1';

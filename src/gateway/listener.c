@@ -9,10 +9,8 @@
  *   anything: signatures cover the raw path, and url.c decodes exactly once.
  * - As soon as the headers are in, the request is routed and authenticated (router_headers):
  *   a request refused then is answered without reading its body, and its connection closed.
- * - Framing that two parsers could read two ways is refused (400, connection closed): two
- *   Content-Lengths, Content-Length beside Transfer-Encoding, a Transfer-Encoding other than
- *   chunked, a header name that is not a token (space before the colon, an obs-folded line run
- *   into it), HTTP/1.1 without Host.
+ * - Framing that two parsers could read two ways, and a header that may appear once given twice,
+ *   are refused (400, connection closed; framing.c says which).
  * - Bodies: at most 4 MiB each; past that the rest is read and discarded, and the 413
  *   RequestBodyTooLarge is answered after the body (or at once when the client waits for
  *   100-continue), so the client always receives it; past 64 MiB of discarded body the 413 is
@@ -23,6 +21,7 @@
  * - Each request has its own arena, freed when libmicrohttpd reports the request complete.
  */
 #include "listener.h"
+#include "framing.h"
 #include "gateway.h"
 #include "worker.h"
 
@@ -153,82 +152,24 @@ collect_headers(Req *r, struct MHD_Connection *con)
 	r->ac_request_headers = hdr(con, "Access-Control-Request-Headers");
 }
 
-/*
- * Framing that two HTTP parsers could read two ways (request smuggling, RFC 9112 §6): two
- * Content-Length headers, Content-Length beside Transfer-Encoding, a transfer coding other than
- * chunked alone, or a header libmicrohttpd would not take for what another parser takes it for.
- */
-typedef struct Framing
-{
-	int			content_lengths;
-	int			transfer_encodings;
-	bool		hidden;			/* a header name that is not a token, or a framing header's name with more to it */
-	bool		te_not_chunked;
-} Framing;
-
-/*
- * Is the header name an HTTP token (RFC 9110 §5.6.2)? libmicrohttpd keeps a space before the
- * colon in the name ("Transfer-Encoding "), and runs an obs-folded line into the name
- * ("Transfer-Encodingchunked"): neither may pass for another header.
- */
-static bool
-name_is_token(const char *key)
-{
-	if (*key == '\0')
-		return false;
-	for (const char *p = key; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-			  strchr("!#$%&'*+-.^_`|~", *p) != NULL))
-			return false;
-	return true;
-}
-
 static enum MHD_Result
-count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+add_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-	Framing    *f = cls;
-
 	(void) kind;
-	if (!name_is_token(key) || (strlen(key) > 14 && ascii_nieq(key, "Content-Length", 14)) ||
-		(strlen(key) > 17 && ascii_nieq(key, "Transfer-Encoding", 17)))
-		f->hidden = true;
-	else if (ascii_ieq(key, "Content-Length"))
-		f->content_lengths++;
-	else if (ascii_ieq(key, "Transfer-Encoding"))
-	{
-		const char *v = value ? value : "";
-		size_t		n;
-
-		f->transfer_encodings++;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		n = strlen(v);
-		while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-			n--;
-		f->te_not_chunked |= !(n == 7 && ascii_nieq(v, "chunked", 7));
-	}
+	framing_add(cls, key, value);
 	return MHD_YES;
 }
 
-/* The request's framing and Host header are unambiguous; else answered (400, connection closed). */
+/* The request's framing and singleton headers are unambiguous; else answered (400, connection closed). */
 static bool
 framing_ok(Req *r, struct MHD_Connection *con, const char *version)
 {
-	Framing		f = {0};
-	const char *why = NULL;
+	Framing		f;
+	char		why[160];
 
-	MHD_get_connection_values(con, MHD_HEADER_KIND, count_framing, &f);
-	if (f.content_lengths > 1)
-		why = "The request has more than one Content-Length header.";
-	else if (f.content_lengths == 1 && f.transfer_encodings > 0)
-		why = "The request has both Content-Length and Transfer-Encoding headers.";
-	else if (f.hidden)
-		why = "A header name is malformed (whitespace before its colon, or a folded line).";
-	else if (f.transfer_encodings > 1 || f.te_not_chunked)
-		why = "The only transfer coding accepted is chunked, alone.";
-	else if (r->host == NULL && version != NULL && strcmp(version, "HTTP/1.0") != 0)
-		why = "An HTTP/1.1 request must have a Host header.";
-	if (why == NULL)
+	framing_init(&f);
+	MHD_get_connection_values(con, MHD_HEADER_KIND, add_framing, &f);
+	if (!framing_refused(&f, version == NULL || strcmp(version, "HTTP/1.0") == 0, why, sizeof(why)))
 		return true;
 	r->meta = META_MINIMAL;
 	resp_error(r, "InvalidHeaderValue", "%s", why);

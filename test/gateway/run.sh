@@ -141,6 +141,8 @@ tally 120 node "$GW_TEST_DIR/load_fairness.mjs" --port "$SEC_PORT" --a "secA:$KE
 wait "$LOCK_PID" || true
 ts_log "memory under hostile uploads (load_memory.mjs)"
 tally 120 node "$GW_TEST_DIR/load_memory.mjs" --port "$SEC_PORT" --pid "$SEC_PID" --account "secA:$KEYA"
+# a header that may appear once, given twice
+tally 60 node "$GW_TEST_DIR/headers_test.mjs" --port "$SEC_PORT" --account "secA:$KEYA"
 kill "$SEC_PID" 2>/dev/null; wait "$SEC_PID" 2>/dev/null || true
 rm -f "$SEC_LOG"
 

@@ -6,6 +6,7 @@
  * test/gateway/run.sh. Prints one line per check and "N passed, N failed"; exits non-zero on a
  * failure.
  */
+#include "framing.h"
 #include "gateway.h"
 #include "multipart.h"
 #include "props.h"
@@ -413,6 +414,66 @@ test_parsers(void)
 	arena_free(&a);
 }
 
+/* ---------------------------------------------------------------- framing and singleton headers (framing.c) */
+
+static bool
+refused(const char *const *headers, bool http10, char *why, size_t whylen)
+{
+	Framing		f;
+
+	framing_init(&f);
+	for (int i = 0; headers[i]; i += 2)
+		framing_add(&f, headers[i], headers[i + 1]);
+	why[0] = '\0';
+	return framing_refused(&f, http10, why, whylen);
+}
+
+static void
+test_framing(void)
+{
+	char		why[160];
+	const char *ok_req[] = {"Host", "x", "Content-Length", "5", "Accept", "a", "accept", "b", "Prefer", "p", "Prefer", "q", NULL};
+	const char *no_host[] = {"Content-Length", "5", NULL};
+	const char *cl_te[] = {"Host", "x", "Content-Length", "5", "Transfer-Encoding", "chunked", NULL};
+	const char *te_gzip[] = {"Host", "x", "Transfer-Encoding", "gzip, chunked", NULL};
+	const char *te_ok[] = {"Host", "x", "Transfer-Encoding", " Chunked ", NULL};
+	const char *space[] = {"Host", "x", "Transfer-Encoding ", "chunked", NULL};
+	const char *folded[] = {"Host", "x", "Content-Lengthchunked", "5", NULL};
+
+	CHECK(!refused(ok_req, false, why, sizeof(why)), "one of each singleton, list headers repeated: accepted (%s)", why);
+	CHECK(refused(no_host, false, why, sizeof(why)) && strstr(why, "Host") != NULL, "HTTP/1.1 without Host (%s)", why);
+	CHECK(!refused(no_host, true, why, sizeof(why)), "HTTP/1.0 without Host: accepted (%s)", why);
+	CHECK(refused(cl_te, false, why, sizeof(why)) && strstr(why, "both") != NULL, "Content-Length beside Transfer-Encoding (%s)", why);
+	CHECK(refused(te_gzip, false, why, sizeof(why)), "a transfer coding other than chunked (%s)", why);
+	CHECK(!refused(te_ok, false, why, sizeof(why)), "chunked, any case, spaces around: accepted (%s)", why);
+	CHECK(refused(space, false, why, sizeof(why)) && strstr(why, "malformed") != NULL, "a space before the colon (%s)", why);
+	CHECK(refused(folded, false, why, sizeof(why)), "a folded line run into Content-Length (%s)", why);
+
+	/* every singleton, twice, in two cases: refused and named */
+	for (int i = 0; framing_singleton(i); i++)
+	{
+		const char *name = framing_singleton(i);
+		char		lower[64];
+		const char *twice[] = {"Host", "x", name, "1", lower, "2", NULL};
+		const char *once[] = {"Host", "x", name, "1", NULL};
+		size_t		n = strlen(name);
+
+		for (size_t k = 0; k <= n && k < sizeof(lower); k++)
+			lower[k] = (char) ((name[k] >= 'A' && name[k] <= 'Z') ? name[k] + 32 : name[k]);
+		if (strcmp(name, "Host") == 0)
+			twice[0] = "X-Other";	/* Host is the header given twice */
+		CHECK(refused(twice, false, why, sizeof(why)) && strstr(why, name) != NULL, "%s twice: refused, named (%s)", name, why);
+		CHECK(strcmp(name, "Host") == 0 || !refused(once, false, why, sizeof(why)), "%s once: accepted (%s)", name, why);
+	}
+	{
+		int			n = 0;
+
+		while (framing_singleton(n))
+			n++;
+		CHECK(n >= 14, "the singleton list holds Host, Authorization, Content-MD5, the indexing policy and the others (%d)", n);
+	}
+}
+
 int
 main(void)
 {
@@ -422,6 +483,7 @@ main(void)
 	test_urls();
 	test_sas_parse();
 	test_parsers();
+	test_framing();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

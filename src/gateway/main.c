@@ -4,7 +4,8 @@
  *
  *   tablestore-gateway --port N --dsn 'CONNINFO'    foreground, 127.0.0.1:N, development account
  *   tablestore-gateway --config FILE                settings and accounts from a file
- * SIGINT/SIGTERM stop it: no new connections, requests in flight finish, pools close.
+ * SIGINT/SIGTERM stop it: no new connections, requests in flight finish, pools close. They are
+ * blocked before any thread starts, so one sent during start-up stops it the same way.
  */
 #include "account_db.h"
 #include "config.h"
@@ -109,6 +110,38 @@ start_account(Account *a)
 	return true;
 }
 
+/* Is SIGINT or SIGTERM pending (blocked since the start)? Then take it into *sig. */
+static bool
+stop_requested(const sigset_t *sigs, int *sig)
+{
+	sigset_t	pending;
+	struct timespec zero = {0, 0};
+
+	if (sigpending(&pending) != 0 || (!sigismember(&pending, SIGINT) && !sigismember(&pending, SIGTERM)))
+		return false;
+	*sig = sigtimedwait(sigs, NULL, &zero);
+	return *sig > 0;
+}
+
+/* The stop: no new connections, requests in flight (and queued) finish, pools close. Exit 0. */
+static int
+stop(int sig, const char *when)
+{
+	log_msg("signal %d%s%s: stopping", sig, *when ? " " : "", when);
+	listener_quiesce();
+	for (int i = 0; i < gw_config.naccounts; i++)
+		workers_stop(gw_config.accounts[i].workers);	/* every suspended connection resumed */
+	listener_stop();
+	for (int i = 0; i < gw_config.naccounts; i++)
+	{
+		pool_destroy(gw_config.accounts[i].pool);
+		free(gw_config.accounts[i].dsn);
+	}
+	free(gw_config.listen_addr);
+	free(gw_config.default_dsn);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -154,6 +187,18 @@ main(int argc, char **argv)
 	sigset_t	sigs;
 	int			sig,
 				c;
+
+	/*
+	 * Before any thread starts (the accounts' workers and pools, libmicrohttpd's): every thread
+	 * inherits this mask, so SIGINT and SIGTERM stay pending until the main thread takes them
+	 * with sigwait - also one sent during start-up, which then stops the gateway as one sent
+	 * later does instead of killing it outright.
+	 */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
 
 	config_defaults(&gw_config);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
@@ -285,18 +330,17 @@ main(int argc, char **argv)
 	}
 
 	for (int i = 0; i < gw_config.naccounts; i++)
+	{
+		if (stop_requested(&sigs, &sig))
+			return stop(sig, "during start-up");
 		if (!start_account(&gw_config.accounts[i]))
 			return 1;
+	}
+	if (stop_requested(&sigs, &sig))
+		return stop(sig, "during start-up");
 
 	if (gw_config.oauth && !gw_config.oauth_keys)
 		log_msg("warning: bearer tokens are accepted without checking their signatures (--oauth basic without --oauth-keys): anyone who can reach this gateway can mint one; for development only");
-
-	/* worker threads inherit this mask: only the main thread takes the signals */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	if (!listener_start(err, sizeof(err)))
 	{
@@ -312,17 +356,5 @@ main(int argc, char **argv)
 			log_msg("account %s has the public development key: anyone can sign its requests%s", gw_config.accounts[i].name,
 					gw_config.allow_dev_account ? " (allowed by --allow-dev-account)" : " (loopback only)");
 	sigwait(&sigs, &sig);
-	log_msg("signal %d: stopping", sig);
-	listener_quiesce();
-	for (int i = 0; i < gw_config.naccounts; i++)
-		workers_stop(gw_config.accounts[i].workers);	/* every suspended connection resumed */
-	listener_stop();
-	for (int i = 0; i < gw_config.naccounts; i++)
-	{
-		pool_destroy(gw_config.accounts[i].pool);
-		free(gw_config.accounts[i].dsn);
-	}
-	free(gw_config.listen_addr);
-	free(gw_config.default_dsn);
-	return 0;
+	return stop(sig, "");
 }

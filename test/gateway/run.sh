@@ -184,6 +184,10 @@ refused_at_startup "two accounts given one database" --config "$TLS_DIR/shared.c
 for p in $TLS_PID $SIGNED_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
 rm -rf "$TLS_DIR"
 
+# SIGTERM while the gateway starts (its workers run, it waits for an account's database): a clean stop
+psql -q -c "CREATE DATABASE startuptest" >/dev/null && psql -q -d startuptest -c "CREATE EXTENSION tablestore" >/dev/null
+tally 60 node "$GW_TEST_DIR/startup_signal.mjs" --bin "$GW_BIN" --dsn "host=$PGHOST port=$PGPORT user=postgres dbname=startuptest"
+
 # a full pool: one connection (and worker), held by a request waiting on a lock; another request
 # queues for at most 500 ms and then gets 503 ServerBusy; with no queue (--queue 0) at once
 psql -q -c "SELECT tablestore.create_table('busytest')" >/dev/null

@@ -15,6 +15,7 @@
 #include "worker.h"
 
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,10 @@ usage(FILE *f)
 			"  --max-connections N       client connections (default 1000)\n"
 			"  --header-limit BYTES      request line + headers per connection (default 32768)\n"
 			"  --body-memory MB          request bodies held at once, all connections (default 64)\n"
+			"  --response-memory MB      answers not yet sent, all connections (default 256)\n"
+			"  --account-share PCT       of each of the two, what one account may hold (default 25)\n"
+			"  --credential-share PCT    of an account's share, what one key, SAS or token may hold (default 50)\n"
+			"  --send-timeout S          an answer the client reads nothing of for S seconds is dropped (default 10)\n"
 			"  --per-ip-connections N    client connections from one address (default 128; 0 = no limit)\n"
 			"  --log quiet|requests|debug  (default requests: one line per request on stderr)\n"
 			"  --cert FILE --key FILE    serve HTTPS with this PEM certificate (chain) and private key\n"
@@ -85,7 +90,7 @@ start_account(Account *a)
 	a->props = props_cache_create();
 	if (gw_config.threads > 0)
 		a->workers = workers_create(a->name, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
-									listener_work_done());
+									listener_work_run(), listener_work_done());
 	if (a->pool == NULL || a->props == NULL || (gw_config.threads > 0 && a->workers == NULL))
 	{
 		fprintf(stderr, "tablestore-gateway: out of memory\n");
@@ -142,6 +147,19 @@ stop(int sig, const char *when)
 	return 0;
 }
 
+/*
+ * glibc raises its mmap threshold to the size of each large block freed (up to 32 MiB), after
+ * which answers of up to that size come from the threads' arenas and stay there once freed (a
+ * 16.8 MB page read by 50 connections left 172 MiB behind). A fixed threshold keeps every large
+ * block (bodies, answers, libpq's results) in mappings of its own, given back when freed.
+ */
+static void
+malloc_settings(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -161,6 +179,10 @@ main(int argc, char **argv)
 		{"max-connections", required_argument, NULL, 'm'},
 		{"header-limit", required_argument, NULL, 'H'},
 		{"body-memory", required_argument, NULL, 'B'},
+		{"response-memory", required_argument, NULL, 'M'},
+		{"account-share", required_argument, NULL, 'a'},
+		{"credential-share", required_argument, NULL, 'k'},
+		{"send-timeout", required_argument, NULL, 's'},
 		{"per-ip-connections", required_argument, NULL, 'i'},
 		{"allow-dev-account", no_argument, NULL, 'A'},
 		{"log", required_argument, NULL, 'L'},
@@ -199,6 +221,7 @@ main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	malloc_settings();
 
 	config_defaults(&gw_config);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
@@ -251,6 +274,18 @@ main(int argc, char **argv)
 				break;
 			case 'B':
 				key = "body_memory_mb";
+				break;
+			case 'M':
+				key = "response_memory_mb";
+				break;
+			case 'a':
+				key = "account_share_pct";
+				break;
+			case 'k':
+				key = "credential_share_pct";
+				break;
+			case 's':
+				key = "send_timeout_s";
 				break;
 			case 'i':
 				key = "per_ip_connections";

@@ -149,9 +149,9 @@ body_release(Req *r)
 static void
 restore_timeout(struct MHD_Connection *con)
 {
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT);
+	const union MHD_ConnectionInfo *ci = con ? MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT) : NULL;
 
-	if (con != NULL && ci != NULL && ci->connection_timeout != (unsigned int) gw_config.conn_timeout_s)
+	if (ci != NULL && ci->connection_timeout != (unsigned int) gw_config.conn_timeout_s)
 		MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int) gw_config.conn_timeout_s);
 }
 

@@ -107,6 +107,10 @@ config_defaults(Config *c)
 	c->per_ip_connections = 128;
 	c->header_limit = 32 * 1024;	/* libmicrohttpd clears this much per request: keep it small */
 	c->body_memory = 64u * 1024 * 1024;
+	c->response_memory = 256u * 1024 * 1024;
+	c->account_share_pct = 25;
+	c->credential_share_pct = 50;
+	c->send_timeout_s = 10;
 	c->log_level = LOG_REQUESTS;
 }
 
@@ -187,6 +191,9 @@ config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 	INT_SETTING("statement_timeout_ms", statement_timeout_ms, 0, 3600000);
 	INT_SETTING("max_connections", max_connections, 1, 100000);
 	INT_SETTING("per_ip_connections", per_ip_connections, 0, 100000);
+	INT_SETTING("account_share_pct", account_share_pct, 1, 100);
+	INT_SETTING("credential_share_pct", credential_share_pct, 1, 100);
+	INT_SETTING("send_timeout_s", send_timeout_s, 1, 3600);
 #undef INT_SETTING
 	if (strcmp(key, "body_memory_mb") == 0)
 	{
@@ -196,6 +203,16 @@ config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 			return false;
 		}
 		c->body_memory = (size_t) x * 1024 * 1024;
+		return true;
+	}
+	if (strcmp(key, "response_memory_mb") == 0)
+	{
+		if (!parse_int(v, 16, 65536, &x))
+		{
+			snprintf(err, errlen, "response_memory_mb must be an integer from 16 to 65536");
+			return false;
+		}
+		c->response_memory = (size_t) x * 1024 * 1024;
 		return true;
 	}
 	if (strcmp(key, "allow_dev_account") == 0)

@@ -8,6 +8,7 @@
 
 #include "util.h"
 #include "auth.h"
+#include "budget.h"
 #include "oauth.h"
 #include "ops.h"
 #include "sas.h"
@@ -72,6 +73,10 @@ typedef struct Config
 	int			per_ip_connections;
 	size_t		header_limit;	/* per-connection memory for the request line and headers */
 	size_t		body_memory;	/* request bodies held at once, all connections together */
+	size_t		response_memory;	/* answers not yet sent, all connections together */
+	int			account_share_pct;	/* of each memory budget, what one account may hold */
+	int			credential_share_pct;	/* of an account's share, what one credential may hold */
+	int			send_timeout_s;	/* an answer the client takes nothing of for this long: dropped */
 	char	   *default_dsn;	/* for accounts without their own dsn */
 	LogLevel	log_level;
 	char	   *tls_cert;		/* PEM files: with both, the listener speaks HTTPS only */
@@ -153,7 +158,11 @@ typedef struct Req
 	Buf			body;			/* request body (at most TS_BODY_MAX_BYTES) */
 	bool		body_too_large;
 	size_t		body_seen;		/* bytes received (also when discarded) */
-	size_t		body_reserved;	/* bytes of the gateway's body budget this request holds */
+	size_t		body_announced;	/* Content-Length (0: none, or chunked) */
+	size_t		body_reserved;	/* bytes of the body budget this request holds (its buffer's capacity) */
+	size_t		resp_reserved;	/* bytes of the answer budget its answer holds */
+	BudgetKey	holder;			/* its account and credential, for the memory budgets (budget.h) */
+	bool		holder_set;		/* once authenticated (or a CORS preflight) */
 	bool		headers_seen;
 
 	char		client_ip[64];	/* the peer's address as text ("" if unknown) */

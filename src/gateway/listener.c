@@ -9,20 +9,26 @@
  *   anything: signatures cover the raw path, and url.c decodes exactly once.
  * - As soon as the headers are in, the request is routed and authenticated (router_headers):
  *   a request refused then is answered without reading its body, and its connection closed.
- * - Framing that two parsers could read two ways is refused (400, connection closed): two
- *   Content-Lengths, Content-Length beside Transfer-Encoding, a Transfer-Encoding other than
- *   chunked, a header name that is not a token (space before the colon, an obs-folded line run
- *   into it), HTTP/1.1 without Host.
+ * - Framing that two parsers could read two ways, and a header that may appear once given twice,
+ *   are refused (400, connection closed; framing.c says which).
  * - Bodies: at most 4 MiB each; past that the rest is read and discarded, and the 413
  *   RequestBodyTooLarge is answered after the body (or at once when the client waits for
  *   100-continue), so the client always receives it; past 64 MiB of discarded body the 413 is
- *   sent at once and the connection closed. All bodies held at once share one budget
- *   (body_memory): a request that would go past it is answered 503 ServerBusy and closed.
+ *   sent at once and the connection closed.
+ * - Memory (budget.h): bodies held take from the body budget (body_memory) as their buffers grow
+ *   with the bytes received - never by what Content-Length announces, so a request that stalls
+ *   holds what it sent; answers take from the answer budget (response_memory) from when they are
+ *   built until they are sent or dropped. Each budget is shared by account and by credential: a
+ *   body that would go past a share is refused (the rest read and discarded, then 503 ServerBusy
+ *   and closed), and a request whose account or credential holds its whole answer share is
+ *   answered 503 ServerBusy before its operation runs. An answer of which the client reads
+ *   nothing for send_timeout_s is dropped.
  * - A request that needs the database is handed to its account's workers (worker.c) and its
  *   connection suspended until the answer is ready; so no HTTP thread waits on the database.
  * - Each request has its own arena, freed when libmicrohttpd reports the request complete.
  */
 #include "listener.h"
+#include "framing.h"
 #include "gateway.h"
 #include "worker.h"
 
@@ -34,38 +40,119 @@
 #include <string.h>
 
 #define DRAIN_MAX (64u * 1024 * 1024)
-#define BODY_RESERVE_STEP (64u * 1024)	/* a body of unknown length reserves the budget by this much */
+#define BODY_MIN_CAP (4u * 1024)	/* a body's first buffer (or its Content-Length, when smaller) */
+#define BODY_SHARE_FLOOR ((size_t) TS_BODY_MAX_BYTES + 64 * 1024)	/* one whole body always fits */
+#define SEND_TIMEOUT_MIN_BYTES (64u * 1024)	/* smaller answers go to the socket's buffer at once */
+
+_Static_assert(GW_MAX_ACCOUNTS <= BUDGET_MAX_ACCOUNTS, "the budgets count every account");
 
 static struct MHD_Daemon *daemon_handle;
-static size_t body_in_flight;	/* bytes of the body budget reserved (atomic) */
+static Budget *body_budget;		/* request bodies being received */
+static Budget *answer_budget;	/* answers built and not yet sent */
 
-/* Reserve n more bytes of the body budget for r; false when the budget has no room. */
-static bool
-body_reserve(Req *r, size_t n)
+size_t
+listener_body_in_flight(void)
 {
-	size_t		now = __atomic_add_fetch(&body_in_flight, n, __ATOMIC_RELAXED);
+	return body_budget ? budget_used(body_budget) : 0;
+}
 
-	if (now > gw_config.body_memory)
+size_t
+listener_answers_in_flight(void)
+{
+	return answer_budget ? budget_used(answer_budget) : 0;
+}
+
+/* The two budgets and their shares (doc/gateway.md, "Memory budgets"). */
+static bool
+budgets_create(void)
+{
+	size_t		limit = gw_config.body_memory > BODY_SHARE_FLOOR ? gw_config.body_memory : BODY_SHARE_FLOOR;
+	size_t		account,
+				credential;
+
+	budget_shares(limit, gw_config.naccounts, gw_config.account_share_pct, gw_config.credential_share_pct,
+				  BODY_SHARE_FLOOR, &account, &credential);
+	body_budget = budget_create(limit, account, credential);
+	budget_shares(gw_config.response_memory, gw_config.naccounts, gw_config.account_share_pct,
+				  gw_config.credential_share_pct, 0, &account, &credential);
+	answer_budget = budget_create(gw_config.response_memory, account, credential);
+	return body_budget != NULL && answer_budget != NULL;
+}
+
+/*
+ * Who the request's memory is counted for: its account, and the credential it came with - the
+ * account's key (either of its two), a shared access signature (by its signature), a bearer token
+ * (the whole token), or nobody (a CORS preflight, which carries none).
+ */
+static void
+set_holder(Req *r)
+{
+	int			account = (int) (r->account - gw_config.accounts);
+	const char *sig = query_get(&r->target.query, "sig");
+
+	if (r->op->flags & OPF_NO_AUTH)
+		budget_key(&r->holder, account, "anonymous", NULL, 0);
+	else if ((r->sas != NULL || r->sas_policy_pending) && sig != NULL)
+		budget_key(&r->holder, account, "sas", sig, strlen(sig));
+	else if (r->authorization != NULL && oauth_is_bearer(r->authorization))
+		budget_key(&r->holder, account, "bearer", r->authorization, strlen(r->authorization));
+	else
+		budget_key(&r->holder, account, "key", NULL, 0);
+	r->holder_set = true;
+}
+
+/*
+ * Room in r's body for need bytes (its NUL included): the buffer grows by doubling, never past
+ * the announced length nor the 4 MiB limit, and the body budget is taken for what it grows by.
+ * BUDGET_OK, or the limit that has no room (nothing changed then).
+ */
+static BudgetLimit
+body_grow(Req *r, size_t need)
+{
+	size_t		want = r->body.cap * 2;
+	size_t		most = r->body_announced > 0 ? r->body_announced + 1 : (size_t) TS_BODY_MAX_BYTES + 1;
+	BudgetLimit l;
+	char	   *p;
+
+	if (need <= r->body.cap || r->body.failed)
+		return BUDGET_OK;
+	if (want < BODY_MIN_CAP)
+		want = BODY_MIN_CAP;
+	if (want > most)
+		want = most;
+	if (want < need)
+		want = need;
+	if ((l = budget_take(body_budget, &r->holder, want - r->body_reserved)) != BUDGET_OK)
+		return l;
+	r->body_reserved = want;
+	p = realloc(r->body.data, want);
+	if (p == NULL)
+		r->body.failed = true;	/* on_complete answers 503 */
+	else
 	{
-		__atomic_sub_fetch(&body_in_flight, n, __ATOMIC_RELAXED);
-		return false;
+		r->body.data = p;
+		r->body.cap = want;
 	}
-	r->body_reserved += n;
-	return true;
+	return BUDGET_OK;
 }
 
 static void
 body_release(Req *r)
 {
+	buf_free(&r->body);
 	if (r->body_reserved > 0)
-		__atomic_sub_fetch(&body_in_flight, r->body_reserved, __ATOMIC_RELAXED);
+		budget_give(body_budget, &r->holder, r->body_reserved);
 	r->body_reserved = 0;
 }
 
-size_t
-listener_body_in_flight(void)
+/* A connection given the send timeout for its last answer gets the idle timeout back. */
+static void
+restore_timeout(struct MHD_Connection *con)
 {
-	return __atomic_load_n(&body_in_flight, __ATOMIC_RELAXED);
+	const union MHD_ConnectionInfo *ci = con ? MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT) : NULL;
+
+	if (ci != NULL && ci->connection_timeout != (unsigned int) gw_config.conn_timeout_s)
+		MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int) gw_config.conn_timeout_s);
 }
 
 static void *
@@ -76,6 +163,7 @@ on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 	(void) cls;
 	if (r == NULL)
 		return NULL;
+	restore_timeout(con);
 	arena_init(&r->arena, GW_ARENA_LIMIT);
 	r->meta = META_MINIMAL;
 	r->start_ms = now_ms();
@@ -104,7 +192,8 @@ on_completed(void *cls, struct MHD_Connection *con, void **con_cls, enum MHD_Req
 	if (r->method)
 		log_request(r);
 	body_release(r);
-	buf_free(&r->body);
+	if (r->resp_reserved > 0)
+		budget_give(answer_budget, &r->holder, r->resp_reserved);
 	buf_free(&r->resp.body);
 	arena_free(&r->arena);
 	free(r);
@@ -153,82 +242,24 @@ collect_headers(Req *r, struct MHD_Connection *con)
 	r->ac_request_headers = hdr(con, "Access-Control-Request-Headers");
 }
 
-/*
- * Framing that two HTTP parsers could read two ways (request smuggling, RFC 9112 §6): two
- * Content-Length headers, Content-Length beside Transfer-Encoding, a transfer coding other than
- * chunked alone, or a header libmicrohttpd would not take for what another parser takes it for.
- */
-typedef struct Framing
-{
-	int			content_lengths;
-	int			transfer_encodings;
-	bool		hidden;			/* a header name that is not a token, or a framing header's name with more to it */
-	bool		te_not_chunked;
-} Framing;
-
-/*
- * Is the header name an HTTP token (RFC 9110 §5.6.2)? libmicrohttpd keeps a space before the
- * colon in the name ("Transfer-Encoding "), and runs an obs-folded line into the name
- * ("Transfer-Encodingchunked"): neither may pass for another header.
- */
-static bool
-name_is_token(const char *key)
-{
-	if (*key == '\0')
-		return false;
-	for (const char *p = key; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-			  strchr("!#$%&'*+-.^_`|~", *p) != NULL))
-			return false;
-	return true;
-}
-
 static enum MHD_Result
-count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+add_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-	Framing    *f = cls;
-
 	(void) kind;
-	if (!name_is_token(key) || (strlen(key) > 14 && ascii_nieq(key, "Content-Length", 14)) ||
-		(strlen(key) > 17 && ascii_nieq(key, "Transfer-Encoding", 17)))
-		f->hidden = true;
-	else if (ascii_ieq(key, "Content-Length"))
-		f->content_lengths++;
-	else if (ascii_ieq(key, "Transfer-Encoding"))
-	{
-		const char *v = value ? value : "";
-		size_t		n;
-
-		f->transfer_encodings++;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		n = strlen(v);
-		while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-			n--;
-		f->te_not_chunked |= !(n == 7 && ascii_nieq(v, "chunked", 7));
-	}
+	framing_add(cls, key, value);
 	return MHD_YES;
 }
 
-/* The request's framing and Host header are unambiguous; else answered (400, connection closed). */
+/* The request's framing and singleton headers are unambiguous; else answered (400, connection closed). */
 static bool
 framing_ok(Req *r, struct MHD_Connection *con, const char *version)
 {
-	Framing		f = {0};
-	const char *why = NULL;
+	Framing		f;
+	char		why[160];
 
-	MHD_get_connection_values(con, MHD_HEADER_KIND, count_framing, &f);
-	if (f.content_lengths > 1)
-		why = "The request has more than one Content-Length header.";
-	else if (f.content_lengths == 1 && f.transfer_encodings > 0)
-		why = "The request has both Content-Length and Transfer-Encoding headers.";
-	else if (f.hidden)
-		why = "A header name is malformed (whitespace before its colon, or a folded line).";
-	else if (f.transfer_encodings > 1 || f.te_not_chunked)
-		why = "The only transfer coding accepted is chunked, alone.";
-	else if (r->host == NULL && version != NULL && strcmp(version, "HTTP/1.0") != 0)
-		why = "An HTTP/1.1 request must have a Host header.";
-	if (why == NULL)
+	framing_init(&f);
+	MHD_get_connection_values(con, MHD_HEADER_KIND, add_framing, &f);
+	if (!framing_refused(&f, version == NULL || strcmp(version, "HTTP/1.0") == 0, why, sizeof(why)))
 		return true;
 	r->meta = META_MINIMAL;
 	resp_error(r, "InvalidHeaderValue", "%s", why);
@@ -290,6 +321,14 @@ send_response(struct MHD_Connection *con, Req *r)
 	ret = MHD_queue_response(con, (unsigned int) r->resp.status, mr);
 	MHD_destroy_response(mr);
 	r->resp.queued = ret == MHD_YES;
+	if (r->resp.queued && r->holder_set)
+	{
+		/* held until on_completed: sent, or the connection dropped */
+		budget_charge(answer_budget, &r->holder, len);
+		r->resp_reserved = len;
+	}
+	if (r->resp.queued && len >= SEND_TIMEOUT_MIN_BYTES && gw_config.send_timeout_s < gw_config.conn_timeout_s)
+		MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int) gw_config.send_timeout_s);
 	return ret;
 }
 
@@ -309,6 +348,23 @@ answer_too_large(Req *r)
 	resp_error(r, "RequestBodyTooLarge", "The limit is %d bytes.", TS_BODY_MAX_BYTES);
 }
 
+/*
+ * On a database worker: the request's operation, unless the answers of its account or credential
+ * not yet read hold all of their share (then 503 ServerBusy, before anything runs).
+ */
+static void
+work_run(Req *r)
+{
+	BudgetLimit l = r->holder_set && router_needs_database(r) ? budget_room(answer_budget, &r->holder) : BUDGET_OK;
+
+	if (l != BUDGET_OK)
+		resp_error(r, "ServerBusy", "Answers not yet read by their clients hold all of %s share of the gateway's memory for them (response_memory_mb).",
+				   budget_limit_text(l));
+	else
+		router_run(r);
+	router_finish(r, true);
+}
+
 /* A worker has the answer ready: let libmicrohttpd call on_request again to send it. */
 static void
 work_done(Req *r)
@@ -325,6 +381,7 @@ on_headers(struct MHD_Connection *con, Req *r, const char *method, const char *v
 	collect_headers(r, con);
 	if (!framing_ok(r, con, version) || !router_headers(r))
 		return refuse_early(con, r);
+	set_holder(r);
 	if (r->content_length)
 	{
 		char	   *end;
@@ -340,11 +397,8 @@ on_headers(struct MHD_Connection *con, Req *r, const char *method, const char *v
 				return refuse_early(con, r);
 			}
 		}
-		else if (*end == '\0' && cl > 0 && !body_reserve(r, (size_t) cl))
-		{
-			resp_error(r, "ServerBusy", "The gateway holds as many request bodies as it may (body_memory).");
-			return refuse_early(con, r);
-		}
+		else if (*end == '\0')
+			r->body_announced = (size_t) cl;	/* the buffer grows up to it, with the bytes received */
 	}
 	return MHD_YES;
 }
@@ -357,20 +411,25 @@ on_body(struct MHD_Connection *con, Req *r, const char *data, size_t n)
 	if (!r->body_too_large && r->body.len + n > TS_BODY_MAX_BYTES)
 	{
 		r->body_too_large = true;
-		buf_free(&r->body);
+		body_release(r);
 	}
 	if (!r->body_too_large && r->resp.status == 0)
 	{
-		/* a body of unknown length (chunked) reserves the budget as it grows */
-		while (r->body.len + n > r->body_reserved)
-			if (!body_reserve(r, BODY_RESERVE_STEP))
-			{
-				buf_free(&r->body);
-				resp_error(r, "ServerBusy", "The gateway holds as many request bodies as it may (body_memory).");
-				r->resp.close = true;
-				router_finish(r, false);
-				return send_response(con, r);
-			}
+		BudgetLimit l = body_grow(r, r->body.len + n + 1);
+
+		if (l != BUDGET_OK)
+		{
+			/*
+			 * answered now, sent once the body is in (libmicrohttpd queues no answer in the middle
+			 * of a body): the rest is read and discarded, holding nothing
+			 */
+			body_release(r);
+			resp_error(r, "ServerBusy", "Request bodies being received hold all of %s share of the gateway's memory for them (body_memory_mb).",
+					   budget_limit_text(l));
+			r->resp.close = true;
+			router_finish(r, false);
+			return MHD_YES;
+		}
 		buf_append(&r->body, data, n);
 	}
 	if (r->resp.status != 0)
@@ -416,8 +475,7 @@ on_complete(struct MHD_Connection *con, Req *r)
 	else if (r->resp.status == 0)
 	{
 		/* no database needed (or a thread per connection, which may wait for it itself) */
-		router_run(r);
-		router_finish(r, true);
+		work_run(r);
 		return send_response(con, r);
 	}
 	router_finish(r, false);
@@ -492,6 +550,12 @@ listener_start(char *err, size_t errlen)
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME |
 		(gw_config.threads == 0 ? MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL : MHD_USE_EPOLL);
 
+	if (!budgets_create())
+	{
+		snprintf(err, errlen, "out of memory");
+		return false;
+	}
+
 	if (gw_config.tls_cert)
 	{
 		if (!MHD_is_feature_supported(MHD_FEATURE_TLS))
@@ -557,6 +621,12 @@ listener_start(char *err, size_t errlen)
 		return false;
 	}
 	return true;
+}
+
+WorkRun
+listener_work_run(void)
+{
+	return work_run;
 }
 
 WorkDone

@@ -4,7 +4,8 @@
  *
  *   tablestore-gateway --port N --dsn 'CONNINFO'    foreground, 127.0.0.1:N, development account
  *   tablestore-gateway --config FILE                settings and accounts from a file
- * SIGINT/SIGTERM stop it: no new connections, requests in flight finish, pools close.
+ * SIGINT/SIGTERM stop it: no new connections, requests in flight finish, pools close. They are
+ * blocked before any thread starts, so one sent during start-up stops it the same way.
  */
 #include "account_db.h"
 #include "config.h"
@@ -14,6 +15,7 @@
 #include "worker.h"
 
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,10 @@ usage(FILE *f)
 			"  --max-connections N       client connections (default 1000)\n"
 			"  --header-limit BYTES      request line + headers per connection (default 32768)\n"
 			"  --body-memory MB          request bodies held at once, all connections (default 64)\n"
+			"  --response-memory MB      answers not yet sent, all connections (default 256)\n"
+			"  --account-share PCT       of each of the two, what one account may hold (default 25)\n"
+			"  --credential-share PCT    of an account's share, what one key, SAS or token may hold (default 50)\n"
+			"  --send-timeout S          an answer the client reads nothing of for S seconds is dropped (default 10)\n"
 			"  --per-ip-connections N    client connections from one address (default 128; 0 = no limit)\n"
 			"  --log quiet|requests|debug  (default requests: one line per request on stderr)\n"
 			"  --cert FILE --key FILE    serve HTTPS with this PEM certificate (chain) and private key\n"
@@ -84,7 +90,7 @@ start_account(Account *a)
 	a->props = props_cache_create();
 	if (gw_config.threads > 0)
 		a->workers = workers_create(a->name, gw_config.pool_size, gw_config.queue_max, gw_config.queue_timeout_ms,
-									listener_work_done());
+									listener_work_run(), listener_work_done());
 	if (a->pool == NULL || a->props == NULL || (gw_config.threads > 0 && a->workers == NULL))
 	{
 		fprintf(stderr, "tablestore-gateway: out of memory\n");
@@ -109,6 +115,51 @@ start_account(Account *a)
 	return true;
 }
 
+/* Is SIGINT or SIGTERM pending (blocked since the start)? Then take it into *sig. */
+static bool
+stop_requested(const sigset_t *sigs, int *sig)
+{
+	sigset_t	pending;
+	struct timespec zero = {0, 0};
+
+	if (sigpending(&pending) != 0 || (!sigismember(&pending, SIGINT) && !sigismember(&pending, SIGTERM)))
+		return false;
+	*sig = sigtimedwait(sigs, NULL, &zero);
+	return *sig > 0;
+}
+
+/* The stop: no new connections, requests in flight (and queued) finish, pools close. Exit 0. */
+static int
+stop(int sig, const char *when)
+{
+	log_msg("signal %d%s%s: stopping", sig, *when ? " " : "", when);
+	listener_quiesce();
+	for (int i = 0; i < gw_config.naccounts; i++)
+		workers_stop(gw_config.accounts[i].workers);	/* every suspended connection resumed */
+	listener_stop();
+	for (int i = 0; i < gw_config.naccounts; i++)
+	{
+		pool_destroy(gw_config.accounts[i].pool);
+		free(gw_config.accounts[i].dsn);
+	}
+	free(gw_config.listen_addr);
+	free(gw_config.default_dsn);
+	return 0;
+}
+
+/*
+ * glibc raises its mmap threshold to the size of each large block freed (up to 32 MiB), after
+ * which answers of up to that size come from the threads' arenas and stay there once freed (a
+ * 16.8 MB page read by 50 connections left 172 MiB behind). A fixed threshold keeps every large
+ * block (bodies, answers, libpq's results) in mappings of its own, given back when freed.
+ */
+static void
+malloc_settings(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -128,6 +179,10 @@ main(int argc, char **argv)
 		{"max-connections", required_argument, NULL, 'm'},
 		{"header-limit", required_argument, NULL, 'H'},
 		{"body-memory", required_argument, NULL, 'B'},
+		{"response-memory", required_argument, NULL, 'M'},
+		{"account-share", required_argument, NULL, 'a'},
+		{"credential-share", required_argument, NULL, 'k'},
+		{"send-timeout", required_argument, NULL, 's'},
 		{"per-ip-connections", required_argument, NULL, 'i'},
 		{"allow-dev-account", no_argument, NULL, 'A'},
 		{"log", required_argument, NULL, 'L'},
@@ -154,6 +209,19 @@ main(int argc, char **argv)
 	sigset_t	sigs;
 	int			sig,
 				c;
+
+	/*
+	 * Before any thread starts (the accounts' workers and pools, libmicrohttpd's): every thread
+	 * inherits this mask, so SIGINT and SIGTERM stay pending until the main thread takes them
+	 * with sigwait - also one sent during start-up, which then stops the gateway as one sent
+	 * later does instead of killing it outright.
+	 */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	malloc_settings();
 
 	config_defaults(&gw_config);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
@@ -206,6 +274,18 @@ main(int argc, char **argv)
 				break;
 			case 'B':
 				key = "body_memory_mb";
+				break;
+			case 'M':
+				key = "response_memory_mb";
+				break;
+			case 'a':
+				key = "account_share_pct";
+				break;
+			case 'k':
+				key = "credential_share_pct";
+				break;
+			case 's':
+				key = "send_timeout_s";
 				break;
 			case 'i':
 				key = "per_ip_connections";
@@ -285,18 +365,17 @@ main(int argc, char **argv)
 	}
 
 	for (int i = 0; i < gw_config.naccounts; i++)
+	{
+		if (stop_requested(&sigs, &sig))
+			return stop(sig, "during start-up");
 		if (!start_account(&gw_config.accounts[i]))
 			return 1;
+	}
+	if (stop_requested(&sigs, &sig))
+		return stop(sig, "during start-up");
 
 	if (gw_config.oauth && !gw_config.oauth_keys)
 		log_msg("warning: bearer tokens are accepted without checking their signatures (--oauth basic without --oauth-keys): anyone who can reach this gateway can mint one; for development only");
-
-	/* worker threads inherit this mask: only the main thread takes the signals */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	if (!listener_start(err, sizeof(err)))
 	{
@@ -312,17 +391,5 @@ main(int argc, char **argv)
 			log_msg("account %s has the public development key: anyone can sign its requests%s", gw_config.accounts[i].name,
 					gw_config.allow_dev_account ? " (allowed by --allow-dev-account)" : " (loopback only)");
 	sigwait(&sigs, &sig);
-	log_msg("signal %d: stopping", sig);
-	listener_quiesce();
-	for (int i = 0; i < gw_config.naccounts; i++)
-		workers_stop(gw_config.accounts[i].workers);	/* every suspended connection resumed */
-	listener_stop();
-	for (int i = 0; i < gw_config.naccounts; i++)
-	{
-		pool_destroy(gw_config.accounts[i].pool);
-		free(gw_config.accounts[i].dsn);
-	}
-	free(gw_config.listen_addr);
-	free(gw_config.default_dsn);
-	return 0;
+	return stop(sig, "");
 }

@@ -149,6 +149,26 @@ retryable_state(const PGresult *res)
 	return state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0);
 }
 
+/*
+ * A connection that received a result over this many bytes is closed after it (and made again on
+ * the next borrow): libpq grows a connection's input buffer to hold the largest message it read
+ * and never shrinks it, so a 16.8 MB page would keep up to 32 MB per connection for good.
+ */
+#define SQL_RENEW_AFTER_BYTES (4u * 1024 * 1024)
+
+static size_t
+result_bytes(const PGresult *res)
+{
+	size_t		n = 0;
+	int			rows = PQntuples(res),
+				cols = PQnfields(res);
+
+	for (int i = 0; i < rows; i++)
+		for (int j = 0; j < cols; j++)
+			n += (size_t) PQgetlength(res, i, j);
+	return n;
+}
+
 PGresult *
 sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 {
@@ -198,7 +218,8 @@ sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 		res = PQexecPrepared(c->conn, d->name, d->nparams, params, NULL, NULL, 0);
 		if (PQresultStatus(res) == PGRES_TUPLES_OK)
 		{
-			pool_release(pool, c, false);
+			/* libpq keeps its input buffer as large as the largest result: renew after a large one */
+			pool_release(pool, c, result_bytes(res) > SQL_RENEW_AFTER_BYTES);
 			return res;
 		}
 		lost = connection_lost(c->conn, res);

@@ -34,6 +34,7 @@ struct Workers
 	int			queue_max;
 	int			queue_timeout_ms;
 	bool		stopping;
+	WorkRun		run;
 	WorkDone	done;
 	const char *name;
 	int			nthreads;
@@ -91,8 +92,7 @@ worker_main(void *arg)
 		pthread_cond_signal(&w->timer);
 		pthread_mutex_unlock(&w->mu);
 
-		router_run(j->r);
-		router_finish(j->r, true);
+		w->run(j->r);
 		w->done(j->r);
 		free(j);
 
@@ -142,7 +142,7 @@ timer_main(void *arg)
 }
 
 Workers *
-workers_create(const char *name, int n, int queue_max, int queue_timeout_ms, WorkDone done)
+workers_create(const char *name, int n, int queue_max, int queue_timeout_ms, WorkRun run, WorkDone done)
 {
 	Workers    *w = calloc(1, sizeof(Workers));
 	pthread_condattr_t ca;
@@ -160,6 +160,7 @@ workers_create(const char *name, int n, int queue_max, int queue_timeout_ms, Wor
 	pthread_condattr_destroy(&ca);
 	w->queue_max = queue_max;
 	w->queue_timeout_ms = queue_timeout_ms;
+	w->run = run;
 	w->done = done;
 	w->name = name;
 	for (int i = 0; i < n; i++)

@@ -22,13 +22,17 @@
 struct Req;
 typedef struct Workers Workers;
 
+/* What a worker does with a request (the listener's: its admission, router_run, router_finish). */
+typedef void (*WorkRun) (struct Req *r);
+
 /* Called by a worker (or the queue's timer) once the request has its answer. */
 typedef void (*WorkDone) (struct Req *r);
 
 /* n threads for the account named name (for the log); NULL when they cannot be started. */
-extern Workers *workers_create(const char *name, int n, int queue_max, int queue_timeout_ms, WorkDone done);
+extern Workers *workers_create(const char *name, int n, int queue_max, int queue_timeout_ms, WorkRun run,
+							   WorkDone done);
 
-/* Queue r for router_run; false (r untouched) when the queue is full or the workers stop. */
+/* Queue r for run; false (r untouched) when the queue is full or the workers stop. */
 extern bool workers_submit(Workers *w, struct Req *r);
 
 /* Requests queued or running now (for tests and the log). */

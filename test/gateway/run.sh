@@ -5,6 +5,9 @@
 # @azure/data-tables of test/sdk (scripts/lib.sh ts_node_setup). Ends with "N passed, N failed"; non-zero on a failure.
 # Everything it starts is stopped on exit.
 #
+# Also: security checks, fairness and memory under load (request bodies, answers not read),
+# duplicate headers, start-up refusals and a signal during start-up, a full pool, a database restart.
+#
 #   bash test/gateway/run.sh
 #   TS_PG_CONFIG=/opt/pg-gw/usr/lib/postgresql/15/bin/pg_config bash test/gateway/run.sh   (a private PostgreSQL)
 #   GW_SDK_PACKAGE=/path/to/package.json   where @azure/data-tables is installed (default: test/sdk)
@@ -123,7 +126,8 @@ KEYA=$(head -c 64 /dev/urandom | base64 -w0)
 KEYB=$(head -c 64 /dev/urandom | base64 -w0)
 SEC_PORT=$(ts_free_port)
 SEC_LOG=$(mktemp /tmp/tablestore-gateway-sec.XXXXXX)
-AZURITE_ACCOUNTS="secA:$KEYA;secB:$KEYB" "$GW_BIN" --port "$SEC_PORT" \
+# (a send timeout of 3 s: load_readers.mjs waits that long for the gateway to drop its readers)
+AZURITE_ACCOUNTS="secA:$KEYA;secB:$KEYB" "$GW_BIN" --port "$SEC_PORT" --send-timeout 3 \
 	--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=sectest" >"$SEC_LOG" 2>&1 &
 SEC_PID=$!
 for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$SEC_PORT") 2>/dev/null && break; sleep 0.1; done
@@ -141,6 +145,14 @@ tally 120 node "$GW_TEST_DIR/load_fairness.mjs" --port "$SEC_PORT" --a "secA:$KE
 wait "$LOCK_PID" || true
 ts_log "memory under hostile uploads (load_memory.mjs)"
 tally 120 node "$GW_TEST_DIR/load_memory.mjs" --port "$SEC_PORT" --pid "$SEC_PID" --account "secA:$KEYA"
+# one account's held request bodies do not switch off the other's writes (each credential kind)
+ts_log "the body budget shared by account and credential (load_budget.mjs)"
+tally 180 node "$GW_TEST_DIR/load_budget.mjs" --port "$SEC_PORT" --pid "$SEC_PID" --a "secA:$KEYA" --b "secB:$KEYB"
+# answers nobody reads: bounded memory, dropped, memory returned
+ts_log "answers not read (load_readers.mjs)"
+tally 180 node "$GW_TEST_DIR/load_readers.mjs" --port "$SEC_PORT" --pid "$SEC_PID" --a "secA:$KEYA" --b "secB:$KEYB" --send-timeout 3
+# a header that may appear once, given twice
+tally 60 node "$GW_TEST_DIR/headers_test.mjs" --port "$SEC_PORT" --account "secA:$KEYA"
 kill "$SEC_PID" 2>/dev/null; wait "$SEC_PID" 2>/dev/null || true
 rm -f "$SEC_LOG"
 
@@ -181,6 +193,10 @@ printf '[account one]\nkey1 = %s\ndsn = host=%s port=%s user=postgres dbname=sha
 refused_at_startup "two accounts given one database" --config "$TLS_DIR/shared.conf"
 for p in $TLS_PID $SIGNED_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
 rm -rf "$TLS_DIR"
+
+# SIGTERM while the gateway starts (its workers run, it waits for an account's database): a clean stop
+psql -q -c "CREATE DATABASE startuptest" >/dev/null && psql -q -d startuptest -c "CREATE EXTENSION tablestore" >/dev/null
+tally 60 node "$GW_TEST_DIR/startup_signal.mjs" --bin "$GW_BIN" --dsn "host=$PGHOST port=$PGPORT user=postgres dbname=startuptest"
 
 # a full pool: one connection (and worker), held by a request waiting on a lock; another request
 # queues for at most 500 ms and then gets 503 ServerBusy; with no queue (--queue 0) at once

@@ -6,6 +6,8 @@
  * test/gateway/run.sh. Prints one line per check and "N passed, N failed"; exits non-zero on a
  * failure.
  */
+#include "budget.h"
+#include "framing.h"
 #include "gateway.h"
 #include "multipart.h"
 #include "props.h"
@@ -413,6 +415,130 @@ test_parsers(void)
 	arena_free(&a);
 }
 
+/* ---------------------------------------------------------------- memory budgets (budget.c) */
+
+static void
+test_budget(void)
+{
+	const size_t MiB = 1024 * 1024;
+	Budget	   *b = budget_create(64 * MiB, 16 * MiB, 8 * MiB);
+	BudgetKey	key_a,
+				sas_a,
+				sas_a2,
+				key_b,
+				same;
+	size_t		as,
+				cs;
+
+	budget_key(&key_a, 0, "key", NULL, 0);
+	budget_key(&sas_a, 0, "sas", "sig1", 4);
+	budget_key(&sas_a2, 0, "sas", "sig2", 4);
+	budget_key(&key_b, 1, "key", NULL, 0);
+	budget_key(&same, 0, "sas", "sig1", 4);
+	CHECK(memcmp(sas_a.cred, same.cred, BUDGET_DIGEST) == 0, "one SAS signature is one credential");
+	CHECK(memcmp(sas_a.cred, sas_a2.cred, BUDGET_DIGEST) != 0, "two signatures are two credentials");
+	CHECK(memcmp(sas_a.cred, key_a.cred, BUDGET_DIGEST) != 0, "a SAS is not the key");
+
+	/* a credential holds at most its share; what it took is counted for its account too */
+	CHECK(budget_take(b, &sas_a, 8 * MiB) == BUDGET_OK, "a credential takes its whole share");
+	CHECK(budget_take(b, &sas_a, 1) == BUDGET_CREDENTIAL, "one byte more is past the credential's share");
+	CHECK(budget_room(b, &sas_a) == BUDGET_CREDENTIAL, "the credential has no room left");
+	CHECK(budget_credential_used(b, &sas_a) == 8 * MiB && budget_account_used(b, 0) == 8 * MiB, "counted for the credential and the account");
+	/* another credential of the account has room, up to the account's share */
+	CHECK(budget_take(b, &sas_a2, 8 * MiB) == BUDGET_OK, "another credential of the account takes its share");
+	CHECK(budget_take(b, &key_a, 1) == BUDGET_ACCOUNT, "the account's share is used up: its key gets nothing");
+	CHECK(budget_room(b, &key_a) == BUDGET_ACCOUNT, "the account has no room left");
+	/* another account is not touched */
+	CHECK(budget_take(b, &key_b, 8 * MiB) == BUDGET_OK, "another account takes its credential's share");
+	CHECK(budget_room(b, &key_b) == BUDGET_CREDENTIAL && budget_used(b) == 24 * MiB, "the global count is the sum");
+	/* giving back */
+	budget_give(b, &sas_a, 8 * MiB);
+	CHECK(budget_credential_used(b, &sas_a) == 0 && budget_account_used(b, 0) == 8 * MiB, "given back");
+	CHECK(budget_take(b, &key_a, 4 * MiB) == BUDGET_OK, "the account's key takes what the SAS gave back");
+	/* charge: past the limits (an answer built already), then room is refused */
+	budget_charge(b, &key_b, 100 * MiB);
+	CHECK(budget_room(b, &key_b) == BUDGET_GLOBAL && budget_room(b, &key_a) == BUDGET_GLOBAL, "a charge past the global limit leaves no room for anyone");
+	CHECK(budget_take(b, &key_a, 1) == BUDGET_GLOBAL, "and nothing can be taken");
+	budget_give(b, &key_b, 108 * MiB);
+	budget_give(b, &key_a, 4 * MiB);
+	budget_give(b, &sas_a2, 8 * MiB);
+	CHECK(budget_used(b) == 0 && budget_account_used(b, 0) == 0 && budget_account_used(b, 1) == 0, "everything given back");
+	CHECK(budget_take(b, &key_a, SIZE_MAX) == BUDGET_GLOBAL, "a huge take does not overflow");
+	budget_destroy(b);
+
+	/* the shares */
+	budget_shares(64 * MiB, 2, 25, 50, 4 * MiB + 64 * 1024, &as, &cs);
+	CHECK(as == 16 * MiB && cs == 8 * MiB, "64 MiB, 25 %%, 50 %%: 16 MiB an account, 8 MiB a credential (%zu %zu)", as, cs);
+	budget_shares(64 * MiB, 1, 25, 50, 4 * MiB + 64 * 1024, &as, &cs);
+	CHECK(as == 64 * MiB && cs == 32 * MiB, "one account: all of it, half for a credential (%zu %zu)", as, cs);
+	budget_shares(8 * MiB, 3, 25, 50, 4 * MiB + 64 * 1024, &as, &cs);
+	CHECK(as == 4 * MiB + 64 * 1024 && cs == as, "the floor: one whole body fits for an account and a credential (%zu %zu)", as, cs);
+	budget_shares(4 * MiB + 64 * 1024, 3, 25, 50, 4 * MiB + 64 * 1024, &as, &cs);
+	CHECK(as == 4 * MiB + 64 * 1024 && cs == as, "never more than the limit (%zu %zu)", as, cs);
+	budget_shares(256 * MiB, 2, 25, 50, 0, &as, &cs);
+	CHECK(as == 64 * MiB && cs == 32 * MiB, "answers: 64 MiB an account, 32 MiB a credential (%zu %zu)", as, cs);
+}
+
+/* ---------------------------------------------------------------- framing and singleton headers (framing.c) */
+
+static bool
+refused(const char *const *headers, bool http10, char *why, size_t whylen)
+{
+	Framing		f;
+
+	framing_init(&f);
+	for (int i = 0; headers[i]; i += 2)
+		framing_add(&f, headers[i], headers[i + 1]);
+	why[0] = '\0';
+	return framing_refused(&f, http10, why, whylen);
+}
+
+static void
+test_framing(void)
+{
+	char		why[160];
+	const char *ok_req[] = {"Host", "x", "Content-Length", "5", "Accept", "a", "accept", "b", "Prefer", "p", "Prefer", "q", NULL};
+	const char *no_host[] = {"Content-Length", "5", NULL};
+	const char *cl_te[] = {"Host", "x", "Content-Length", "5", "Transfer-Encoding", "chunked", NULL};
+	const char *te_gzip[] = {"Host", "x", "Transfer-Encoding", "gzip, chunked", NULL};
+	const char *te_ok[] = {"Host", "x", "Transfer-Encoding", " Chunked ", NULL};
+	const char *space[] = {"Host", "x", "Transfer-Encoding ", "chunked", NULL};
+	const char *folded[] = {"Host", "x", "Content-Lengthchunked", "5", NULL};
+
+	CHECK(!refused(ok_req, false, why, sizeof(why)), "one of each singleton, list headers repeated: accepted (%s)", why);
+	CHECK(refused(no_host, false, why, sizeof(why)) && strstr(why, "Host") != NULL, "HTTP/1.1 without Host (%s)", why);
+	CHECK(!refused(no_host, true, why, sizeof(why)), "HTTP/1.0 without Host: accepted (%s)", why);
+	CHECK(refused(cl_te, false, why, sizeof(why)) && strstr(why, "both") != NULL, "Content-Length beside Transfer-Encoding (%s)", why);
+	CHECK(refused(te_gzip, false, why, sizeof(why)), "a transfer coding other than chunked (%s)", why);
+	CHECK(!refused(te_ok, false, why, sizeof(why)), "chunked, any case, spaces around: accepted (%s)", why);
+	CHECK(refused(space, false, why, sizeof(why)) && strstr(why, "malformed") != NULL, "a space before the colon (%s)", why);
+	CHECK(refused(folded, false, why, sizeof(why)), "a folded line run into Content-Length (%s)", why);
+
+	/* every singleton, twice, in two cases: refused and named */
+	for (int i = 0; framing_singleton(i); i++)
+	{
+		const char *name = framing_singleton(i);
+		char		lower[64];
+		const char *twice[] = {"Host", "x", name, "1", lower, "2", NULL};
+		const char *once[] = {"Host", "x", name, "1", NULL};
+		size_t		n = strlen(name);
+
+		for (size_t k = 0; k <= n && k < sizeof(lower); k++)
+			lower[k] = (char) ((name[k] >= 'A' && name[k] <= 'Z') ? name[k] + 32 : name[k]);
+		if (strcmp(name, "Host") == 0)
+			twice[0] = "X-Other";	/* Host is the header given twice */
+		CHECK(refused(twice, false, why, sizeof(why)) && strstr(why, name) != NULL, "%s twice: refused, named (%s)", name, why);
+		CHECK(strcmp(name, "Host") == 0 || !refused(once, false, why, sizeof(why)), "%s once: accepted (%s)", name, why);
+	}
+	{
+		int			n = 0;
+
+		while (framing_singleton(n))
+			n++;
+		CHECK(n >= 14, "the singleton list holds Host, Authorization, Content-MD5, the indexing policy and the others (%d)", n);
+	}
+}
+
 int
 main(void)
 {
@@ -422,6 +548,8 @@ main(void)
 	test_urls();
 	test_sas_parse();
 	test_parsers();
+	test_budget();
+	test_framing();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -93,6 +93,9 @@ PGDLLEXPORT void tablestore_index_worker_main(Datum arg);
 /* How often a worker with nothing to do looks again for changes being committed. */
 #define IDLE_POLL_MS 100
 
+/* How often a worker waiting for a retry looks for changes queued meanwhile. */
+#define BUSY_POLL_MS 1000
+
 /* How long the worker waits for each lock a statement needs (tablestore.index_lock_timeout). */
 static int	index_lock_timeout = 1000;
 
@@ -603,7 +606,7 @@ wait_for_queue(void)
 
 		if (!OidIsValid(rel))
 		{
-			wait = 0;			/* claim forgets it */
+			ts_index_queue_forget(rows[i].key); /* the table is gone */
 			continue;
 		}
 		table_lock(&tag, rel);
@@ -805,11 +808,13 @@ work_off_queue(int slot)
 		wait = leave_or_wait(slot);
 		if (wait < 0)
 			return;
-		if (wait > 0)
-		{
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, Max(wait, 10), PG_WAIT_EXTENSION);
-			ResetLatch(MyLatch);
-		}
+		/*
+		 * At least a moment (a due row that claim skipped is being written by a caller: SKIP
+		 * LOCKED), at most a second (a change queued meanwhile for want of a slot is taken soon).
+		 */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 Min(Max(wait, IDLE_POLL_MS), BUSY_POLL_MS), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
 	}
 }
 
@@ -829,6 +834,9 @@ tablestore_index_worker_main(Datum arg)
 	pgstat_report_appname("tablestore index worker");
 	/* every name it writes is qualified; nothing of a user's is looked up first */
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
+	/* a build is bounded by its own waits, not by a timeout set for the database's clients */
+	SetConfigOption("statement_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("idle_in_transaction_session_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
 	work_cxt = AllocSetContextCreate(TopMemoryContext, "tablestore index worker", ALLOCSET_DEFAULT_SIZES);
 	statement_cxt = AllocSetContextCreate(TopMemoryContext, "tablestore index worker statement", ALLOCSET_DEFAULT_SIZES);
 

@@ -29,6 +29,18 @@ CALL wait_for_indexing('Pol');
 SELECT get_indexing_policy('Pol'), indexing_progress('Pol');
 SELECT count(*) AS entity_indexes FROM pg_index i JOIN pg_opclass o ON o.oid = i.indclass[0]
 WHERE i.indrelid = 'tablestore_data.pol'::regclass AND o.opcname = 'entity_gin_ops';
+-- the queue of index builds (tablestore.index_builds): empty once applied; everyone reads the
+-- view, nobody but the extension the queue's table
+SELECT count(*) AS queued FROM tablestore.index_builds;
+SELECT has_table_privilege('public', 'tablestore.index_builds', 'SELECT') AS public_reads_builds,
+	   has_table_privilege('public', 'tablestore_internal.index_queue', 'SELECT') AS public_reads_queue;
+-- a change is queued in its transaction, and a rolled back one leaves nothing
+BEGIN;
+SELECT set_indexing_policy('Pol', '{}') ->> 'indexingMode' AS mode;
+SELECT table_name, state, attempts, last_error FROM tablestore.index_builds;
+ROLLBACK;
+SELECT count(*) AS queued_after_rollback FROM tablestore.index_builds;
+SELECT get_indexing_policy('Pol') ->> 'indexingMode' AS still;
 
 -- ---------- bad policies: InvalidInput (TSI01), nothing changed ----------
 SELECT pg_temp.try(format('SELECT tablestore.set_indexing_policy(''Pol'', %L)', p)) FROM unnest(ARRAY[

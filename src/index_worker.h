@@ -1,19 +1,30 @@
 /*
- * index_worker.h - applying a table's indexing policy online, in a background worker of its own
+ * index_worker.h - applying tables' indexing policies online, in background workers
  * (index_worker.c): CREATE INDEX CONCURRENTLY cannot run inside a transaction block or a
- * function, so set_indexing_policy records the policy and starts the worker, which builds and
- * swaps the entity index without blocking writes.
+ * function, so set_indexing_policy records the policy, queues the table (index_queue.h) and
+ * launches a worker, which builds and swaps the entity index without blocking writes.
  */
 #ifndef INDEX_WORKER_H
 #define INDEX_WORKER_H
 
 #include "postgres.h"
 
+/* Define tablestore.index_lock_timeout (from ts_indexing_policy_init). */
+extern void ts_index_worker_init(void);
+
 /*
- * Start the worker for a table; it first waits for this transaction to end (the caller holds a
- * lock that it needs) and does nothing if the transaction rolled back. Raises TSI02 when no
- * worker slot is free.
+ * This transaction changes a policy: no worker of the database finishes before it ends (so the
+ * change is never left without one). Call before queueing the change.
  */
-extern void ts_index_worker_start(Oid relid);
+extern void ts_index_worker_note_change(void);
+
+/*
+ * Launch a worker for the database's queue if one of its max_builds slots is free (when
+ * only_if_idle, only if none runs: the relaunch of work a dead worker left). The worker takes
+ * its slot when this transaction ends, so it sees the change this transaction queued. False when
+ * none was launched (every slot taken, or no background worker slot free): the work stays
+ * queued, and the running workers, or the next launch, take it.
+ */
+extern bool ts_index_worker_launch(int max_builds, bool only_if_idle);
 
 #endif							/* INDEX_WORKER_H */

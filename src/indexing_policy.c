@@ -5,31 +5,31 @@
  * (distribute.c): a distributed table's policy is recorded on the coordinator, which translates
  * filters by it, and set on every node, which holds the index.
  *
- * set_indexing_policy records the policy in the table's registry row and starts the index
- * worker, which applies it online after the caller's transaction commits (CREATE INDEX
- * CONCURRENTLY runs in transactions of its own, which a function cannot start). The caller
- * holds SHARE UPDATE EXCLUSIVE on the table until then: writes go on, and the worker waits.
- * A build holds that lock for its whole length, so a change during one waits for it at most
- * POLICY_LOCK_WAIT_MS and is then TSI03 (ServerBusy), never a wait as long as the build; and at
- * most tablestore.max_index_builds workers run in a database at once (TSI02 past them), so that
- * no caller takes every background worker slot of the server.
+ * set_indexing_policy records the policy in the table's registry row, queues the table
+ * (index_queue.c, in the caller's transaction) and launches an index worker (index_worker.c),
+ * which applies it online once the caller's transaction has committed (CREATE INDEX
+ * CONCURRENTLY runs in transactions of its own, which a function cannot start). The caller waits
+ * for no build: a change during one is queued and applied after it. At most
+ * tablestore.max_index_builds workers run in a database at once, so that no caller takes every
+ * background worker slot of the server; past them the change waits in the queue for a running
+ * worker. indexing_progress relaunches a worker for queued work that none does (a worker that
+ * died, a server restart).
  */
 #include "postgres.h"
 
 #include "indexing_policy.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/pg_class.h"
 #include "distribute.h"
 #include "entity_index.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "index_queue.h"
 #include "index_worker.h"
 #include "miscadmin.h"
 #include "remote_call.h"
-#include "storage/lmgr.h"
-#include "storage/proc.h"
-#include "utils/memutils.h"
 #include "tables.h"
 #include "ts_report.h"
 #include "ts_support.h"
@@ -37,130 +37,26 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
-#include "utils/jsonb.h"
 #include "utils/guc.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
-#include "utils/resowner.h"
 
 PG_FUNCTION_INFO_V1(tablestore_set_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_rest_set_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_get_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_indexing_progress);
 
-/*
- * The tables whose worker this transaction started: one worker applies every change a
- * transaction makes (it reads the policy as committed).
- */
-static List *started = NIL;
-static LocalTransactionId started_lxid = InvalidLocalTransactionId;
-
 /* The most index workers of one database running at once (tablestore.max_index_builds). */
 static int	max_index_builds = 2;
-
-/* How long a policy change waits for the lock a running build holds. */
-#define POLICY_LOCK_WAIT_MS 3000
 
 void
 ts_indexing_policy_init(void)
 {
 	DefineCustomIntVariable("tablestore.max_index_builds",
 							"The most index builds (indexing policy changes being applied) that run at once in a database.",
-							"Each is a background worker; a change past them is ServerBusy (TSI02).",
+							"Each is a background worker; a change past them waits in the queue (tablestore.index_builds) for one of them.",
 							&max_index_builds, 2, 1, 64, PGC_SUSET, 0, NULL, NULL, NULL);
-}
-
-/* Refuse a new build when the database runs max_index_builds already (the count is a snapshot). */
-static void
-check_builds_running(void)
-{
-	const char *args[1] = {psprintf("%u", MyDatabaseId)};
-	char	   *v;
-	int			running;
-
-	SPI_connect();
-	ts_run_sql("SELECT pg_catalog.count(*) FROM pg_catalog.pg_stat_activity "
-			   "WHERE backend_type = 'tablestore index worker' AND datid = $1::oid", 1, args, SPI_OK_SELECT);
-	v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	running = v ? atoi(v) : 0;
-	SPI_finish();
-	if (running >= max_index_builds)
-		ereport(ERROR,
-				(errcode(ts_error_sqlstate_int(TSE_INDEX_WORKER)),
-				 errmsg("%s: %d index builds run in this database already", ts_error_service_code(TSE_INDEX_WORKER), running),
-				 errdetail("The policy is not changed; at most tablestore.max_index_builds (%d) run at once.", max_index_builds),
-				 errhint("Set the policy again once one of them is applied (tablestore.indexing_progress).")));
-}
-
-/*
- * The lock that orders policy changes and that the index worker waits for, waited for at most
- * POLICY_LOCK_WAIT_MS (a user's shorter lock_timeout stands): a build of an earlier change holds
- * it for its whole length. The wait runs in a subtransaction, so that its timeout becomes TSI03;
- * the lock stays the caller's transaction's.
- */
-static void
-lock_for_policy_change(const TsTable *t)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-
-	if (ConditionalLockRelationOid(t->relid, ShareUpdateExclusiveLock))
-		return;
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		int			nest = NewGUCNestLevel();
-
-		if (LockTimeout == 0 || LockTimeout > POLICY_LOCK_WAIT_MS)
-			(void) set_config_option("lock_timeout", CppAsString2(POLICY_LOCK_WAIT_MS), PGC_USERSET, PGC_S_SESSION,
-									 GUC_ACTION_SAVE, true, 0, false);
-		LockRelationOid(t->relid, ShareUpdateExclusiveLock);
-		AtEOXact_GUC(false, nest);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		if (e->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
-			ReThrowError(e);
-		ereport(ERROR,
-				(errcode(ts_error_sqlstate_int(TSE_INDEX_BUSY)),
-				 errmsg("%s: the index of table \"%s\" is being rebuilt for an earlier indexing policy",
-						ts_error_service_code(TSE_INDEX_BUSY), t->key),
-				 errdetail("The policy is not changed."),
-				 errhint("Set it again once tablestore.indexing_progress is 100 (CALL tablestore.wait_for_indexing).")));
-	}
-	PG_END_TRY();
-}
-
-static void
-start_worker_once(Oid relid)
-{
-	if (started_lxid != MyProc->lxid)
-	{
-		list_free(started);
-		started = NIL;
-		started_lxid = MyProc->lxid;
-	}
-	if (list_member_oid(started, relid))
-		return;
-	check_builds_running();
-	ts_index_worker_start(relid);
-	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-		started = lappend_oid(started, relid);
-		MemoryContextSwitchTo(old);
-	}
+	ts_index_worker_init();
 }
 
 static Datum
@@ -180,14 +76,12 @@ set_policy(text *tbl, const char *json, size_t len)
 	TsTable		t;
 	IndexPolicy p;
 	List	   *servers;
-	bool		start_worker = false;
+	bool		launch = false;
 
 	ts_table_resolve(tbl, &t);
 	if (!pg_class_ownercheck(t.relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, t.key);
 	ts_index_policy_parse(json, len, &p);
-	/* one change at a time; the index worker waits for this lock, so it starts after the commit */
-	lock_for_policy_change(&t);
 
 	SPI_connect();
 	ts_table_register(ts_table_registered_name(t.key), t.key);
@@ -212,13 +106,25 @@ set_policy(text *tbl, const char *json, size_t len)
 		TsIndexState st;
 
 		ts_index_state_read(t.relid, &st);
-		start_worker = !st.applied;
+		if (!st.applied)
+		{
+			if (!ts_index_queue_installed())
+				ereport(ERROR,
+						(errcode(ts_error_sqlstate_int(TSE_INDEX_WORKER)),
+						 errmsg("%s: the index worker needs the extension updated to the version of its library", ts_error_service_code(TSE_INDEX_WORKER)),
+						 errdetail("The policy is not changed."),
+						 errhint("Run ALTER EXTENSION tablestore UPDATE.")));
+			/* queued in this transaction: no worker leaves before it ends, and it sees the row once committed */
+			ts_index_worker_note_change();
+			ts_index_queue_request(t.key);
+			launch = true;
+		}
 	}
 	SPI_finish();
 	/* every session translates its filters by the new policy once this commits */
 	CacheInvalidateRelcacheByRelid(t.relid);
-	if (start_worker)
-		start_worker_once(t.relid);
+	if (launch)
+		(void) ts_index_worker_launch(max_index_builds, false);
 	return policy_jsonb(&p);
 }
 
@@ -330,7 +236,12 @@ tablestore_indexing_progress(PG_FUNCTION_ARGS)
 		}
 	}
 	else
+	{
 		pct = local_progress(&t);
+		/* not applied: queued work that no worker does (it died, the server restarted) gets one */
+		if (pct < 100 && !RecoveryInProgress() && ts_index_queue_installed() && ts_index_queue_pending(t.key, true))
+			(void) ts_index_worker_launch(max_index_builds, true);
+	}
 	SPI_finish();
 	PG_RETURN_INT32(pct);
 }

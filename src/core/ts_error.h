@@ -54,8 +54,8 @@
 	X(TSE_TWO_NODES,			"TSX04", "NotSupported", "a transaction would write to a second node of a distributed table (no two-phase commit; tablestore.allow_multi_node_writes)") \
 	X(TSE_DISTRIBUTION,			"TSX05", "InvalidInput", "distribute_table, undistribute_table, create_shards, move_shard or move_shard_cleanup cannot do what was asked (see the detail)") \
 	X(TSE_INDEX_POLICY,			"TSI01", "InvalidInput", "an indexing policy is malformed or asks for what tablestore does not do") \
-	X(TSE_INDEX_WORKER,			"TSI02", "ServerBusy", "the background worker that rebuilds a table's index could not start (max_worker_processes, tablestore.max_index_builds)") \
-	X(TSE_INDEX_BUSY,			"TSI03", "ServerBusy", "the table's index is being rebuilt for an earlier indexing policy (set it again once indexing_progress is 100)")
+	X(TSE_INDEX_WORKER,			"TSI02", "ServerBusy", "the indexing policy could not be applied after its attempts (tablestore.index_builds), or the extension is older than its library") \
+	X(TSE_INDEX_BUSY,			"TSI03", "ServerBusy", "not raised since 0.4.0 (a change during a build is queued)")
 
 typedef enum TsErrorCode
 {

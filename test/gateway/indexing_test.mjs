@@ -1,8 +1,9 @@
 // test/gateway/indexing_test.mjs - a table's indexing policy through the gateway (issue 26):
 // Create Table's x-ms-tablestore-indexing-policy header, GET and PUT t?comp=indexingpolicy, the
 // same answers for a filter under every policy, and bad input: malformed policies, unknown
-// tables, a shared access signature (the account key only), the read-only -secondary endpoint.
-// Started by test/gateway/run.sh:  node indexing_test.mjs --port N
+// tables, a shared access signature (the account key only), the read-only -secondary endpoint;
+// with --load-table, a loop of policy changes while that table's index is built.
+// Started by test/gateway/run.sh:  node indexing_test.mjs --port N [--load-table T]
 import crypto from 'node:crypto';
 import { accountSas, args, DEV, errCode, ok, req, summary } from './http_lib.mjs';
 
@@ -143,6 +144,30 @@ for (const [bad, what] of [['{"indexingMode":"none","x":"\u00e9"}', 'a byte that
 	ok(sec.status === 403, 'PUT on the -secondary endpoint: 403 (read-only)', `${sec.status} ${errCode(sec)}`);
 	const g2 = await getPolicy(T1);
 	ok(g2.json?.indexingMode === 'consistent', 'the policy is unchanged after every refusal', g2.text);
+}
+
+// a policy changed again and again while the index is being built (issue 31: one client's 24
+// PUTs in 17 s crashed PostgreSQL - a deadlock between the PUT and the build, then a crash in the
+// worker's error path): every PUT is accepted and the last policy applied. run.sh loaded the
+// table (--load-table) and checks the server's log for processes terminated by a signal.
+if (A['load-table']) {
+	const T = A['load-table'];
+	const statuses = [];
+	for (let i = 0; i < 24; i++) {
+		const p = await putPolicy(T, { indexingMode: 'consistent', excludedPaths: [{ path: i % 2 ? '/Note/?' : '/Name/?' }] });
+		statuses.push(p.status === 202 ? 202 : `${p.status} ${errCode(p)}`);
+		// pauses of 100 to 600 ms: changes at every moment of a build (its reading, its waits)
+		await new Promise((s) => setTimeout(s, 100 + ((i * 137) % 500)));
+	}
+	ok(statuses.every((s) => s === 202), '24 PUT ?comp=indexingpolicy while the index is built: all 202', statuses.join(','));
+	let g;
+	for (let i = 0; i < 1200; i++) {
+		g = await getPolicy(T);
+		if (g.headers['x-ms-tablestore-indexing-progress'] === '100') break;
+		await new Promise((s) => setTimeout(s, 100));
+	}
+	ok(g.headers['x-ms-tablestore-indexing-progress'] === '100' && g.json?.excludedPaths?.[0]?.path === '/Note/?',
+		'then the last policy is applied (progress 100)', `${g.headers['x-ms-tablestore-indexing-progress']} ${g.text}`);
 }
 
 await r({ method: 'DELETE', path: `/Tables('${T1}')` });

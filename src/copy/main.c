@@ -465,7 +465,7 @@ plan(Endpoint *src, Endpoint *dst, const TableList *tables, bool full, CopyError
 	int			per_table = 1;
 
 	state_reset();
-	if (src->ops->split_points && to_spec.kind != EP_DIR && tables->n < opt.parallel)
+	if (src->ops->split_points && to_spec.kind != EP_DIR && tables->n > 0 && tables->n < opt.parallel)
 		per_table = (opt.parallel + tables->n - 1) / tables->n;
 	for (int i = 0; i < tables->n; i++)
 	{
@@ -573,20 +573,20 @@ finish(int code, const CopyError *e)
 	if (opt.log_json)
 	{
 		printf("{\"summary\":{\"status\":\"%s\",\"exit\":%d,\"read\":%lld,\"written\":%lld,\"rejected\":%lld,"
-			   "\"deleted\":%lld,\"differences\":%lld,\"seconds\":%.3f,\"entities_per_second\":%.0f,\"rejects\":\"%s\"}}\n",
+			   "\"deleted\":%lld,\"differences\":%lld,\"retries\":%lld,\"seconds\":%.3f,\"entities_per_second\":%.0f,\"rejects\":\"%s\"}}\n",
 			   code == EXIT_OK ? "ok" : code == EXIT_INCOMPLETE ? "incomplete" : "stopped", code,
 			   atomic_load(&stats.read), written, atomic_load(&stats.rejected), atomic_load(&stats.deleted),
-			   atomic_load(&stats.differences), secs, secs > 0 ? written / secs : 0,
+			   atomic_load(&stats.differences), retry_waits(), secs, secs > 0 ? written / secs : 0,
 			   atomic_load(&stats.rejected) > 0 ? opt.rejects_path : "");
 		fflush(stdout);
 	}
 	else if (!opt.quiet)
 	{
 		fprintf(stderr, "tablestore-copy: %s: %lld entities read, %lld written (%.0f/s), %lld rejected, %lld deleted, "
-				"%lld differences, %.1f s\n",
+				"%lld differences, %lld retries, %.1f s\n",
 				code == EXIT_OK ? "done" : code == EXIT_INCOMPLETE ? "INCOMPLETE" : "STOPPED",
 				atomic_load(&stats.read), written, secs > 0 ? written / secs : 0, atomic_load(&stats.rejected),
-				atomic_load(&stats.deleted), atomic_load(&stats.differences), secs);
+				atomic_load(&stats.deleted), atomic_load(&stats.differences), retry_waits(), secs);
 		if (atomic_load(&stats.rejected) > 0)
 			fprintf(stderr, "tablestore-copy: the refused entities and why: %s\n", opt.rejects_path);
 		if (code == EXIT_FAILED)

@@ -158,34 +158,47 @@ record_append_json(StringInfo out, const Record *r, int flags)
 }
 
 /* the canonical bytes of the checksum, in a buffer of the thread's own (malloc'd, reused) */
-static __thread StringInfoData hashbuf;
-static __thread bool hashbuf_ready;
+typedef struct HashBuf
+{
+	char	   *data;
+	size_t		len;
+	size_t		cap;
+} HashBuf;
+
+static __thread HashBuf hashbuf;
 
 static void
-put_u32(StringInfo s, uint32 v)
+put(HashBuf *b, const void *p, size_t n)
 {
-	uint8		b[4];
+	if (b->len + n > b->cap)
+	{
+		b->cap = (b->len + n) * 2 + 256;
+		b->data = mem_realloc(b->data, b->cap);
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
 
-	ts_wr32(b, v);
-	appendBinaryStringInfo(s, (const char *) b, 4);
+static void
+put_u32(HashBuf *b, uint32 v)
+{
+	uint8		w[4];
+
+	ts_wr32(w, v);
+	put(b, w, 4);
 }
 
 Sum128
 record_checksum(const Record *r, bool with_timestamp)
 {
-	StringInfo	b = &hashbuf;
+	HashBuf    *b = &hashbuf;
 	Sum128		s;
 
-	if (!hashbuf_ready)
-	{
-		mem_string_init(b);
-		hashbuf_ready = true;
-	}
-	resetStringInfo(b);
+	b->len = 0;
 	put_u32(b, r->pk_len);
-	appendBinaryStringInfo(b, r->pk, r->pk_len);
+	put(b, r->pk, r->pk_len);
 	put_u32(b, r->rk_len);
-	appendBinaryStringInfo(b, r->rk, r->rk_len);
+	put(b, r->rk, r->rk_len);
 	if (r->body != NULL)
 	{
 		EntityView	v;
@@ -198,10 +211,10 @@ record_checksum(const Record *r, bool with_timestamp)
 
 			entity_view_prop(&v, i, &p);
 			put_u32(b, p.name_len);
-			appendBinaryStringInfo(b, p.name, p.name_len);
-			appendStringInfoChar(b, (char) p.type);
+			put(b, p.name, p.name_len);
+			put(b, &p.type, 1);
 			put_u32(b, p.val_len);
-			appendBinaryStringInfo(b, (const char *) p.val, p.val_len);
+			put(b, p.val, p.val_len);
 		}
 	}
 	if (with_timestamp)
@@ -209,7 +222,7 @@ record_checksum(const Record *r, bool with_timestamp)
 		uint8		t[8];
 
 		ts_wr64(t, (uint64) r->ticks);
-		appendBinaryStringInfo(b, (const char *) t, 8);
+		put(b, t, 8);
 	}
 	s.lo = XXH3_64bits_withSeed(b->data, b->len, 0x7461626c6573746fULL);	/* "tablesto" */
 	s.hi = XXH3_64bits_withSeed(b->data, b->len, 0x72652d636f707931ULL);	/* "re-copy1" */

@@ -3,6 +3,7 @@
  */
 #include "retry.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +11,13 @@
 int			retry_max_attempts = 12;
 double		retry_max_seconds = 600;
 double		retry_base_seconds = 0.2;
+static atomic_llong waits;
+
+long long
+retry_waits(void)
+{
+	return atomic_load(&waits);
+}
 
 double
 retry_now(void)
@@ -55,6 +63,7 @@ retry_wait(Retry *r, double retry_after_seconds)
 		delay = ra + (ra > 0 ? ra : retry_base_seconds) * 0.25 * jitter();
 	}
 	r->waited += delay;
+	atomic_fetch_add(&waits, 1);
 	ts.tv_sec = (time_t) delay;
 	ts.tv_nsec = (long) ((delay - (double) ts.tv_sec) * 1e9);
 	while (nanosleep(&ts, &ts) != 0)

@@ -25,6 +25,9 @@ extern double retry_base_seconds;	/* the first back-off, doubled each time (capp
  */
 extern bool retry_wait(Retry *r, double retry_after_seconds);
 
+/* the waits of the whole run (the summary reports them) */
+extern long long retry_waits(void);
+
 /* seconds on a monotonic clock */
 extern double retry_now(void);
 

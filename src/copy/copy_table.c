@@ -64,15 +64,6 @@ rate_take(int n)
 	}
 }
 
-int64
-copy_now_ticks(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return edm_ticks_from_pg_usec(((int64) ts.tv_sec - 946684800) * 1000000 + ts.tv_nsec / 1000);
-}
-
 static void *
 arena_copy(const void *p, size_t n)
 {

@@ -22,8 +22,6 @@
 #define EXIT_USAGE 2
 #define EXIT_FAILED 3			/* stopped: an endpoint failed or the run was interrupted (--resume goes on) */
 
-Options		opt = {.parallel = 4, .skew_seconds = 300, .sync_small = 1000, .sync_passes = 5, .gzip = true};
-atomic_bool copy_abort;
 
 static EndpointSpec from_spec,
 			to_spec;

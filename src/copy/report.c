@@ -13,8 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-Stats		stats;
-
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *rejects;
 static bool progress_shown;		/* a progress line is on the terminal (cleared before other output) */

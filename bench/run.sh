@@ -1046,8 +1046,9 @@ workload_copy() {
 	timed "$OUT/c.sdkaz" node "$BENCH_DIR/copy/sdk_copy.mjs" "$AZURITE_PORT" "$gwdst_port" Data
 	printf 'Azurite -> gateway, @azure/data-tables script\t%s\t%s\n' "$n" "$(cat "$OUT/c.sdkaz")" >>"$OUT/copy.tsv"
 	azurite_stop
-	kill $COPY_GW_PIDS 2>/dev/null
-	wait $COPY_GW_PIDS 2>/dev/null
+	kill $COPY_GW_PIDS 2>/dev/null || true
+	wait $COPY_GW_PIDS 2>/dev/null || true
+	COPY_GW_PIDS=
 	{
 		echo "## tablestore-copy (issue 33)"
 		echo
@@ -1095,7 +1096,7 @@ else
 	[ -n "${PGHOST:-}" ] || ts_die "--no-setup needs a running cluster in PGHOST/PGPORT"
 fi
 # on any exit: stop Azurite, and the cluster if this run started it
-trap 'azurite_stop; gateway_stop; [ -z "$COPY_GW_PIDS" ] || kill $COPY_GW_PIDS 2>/dev/null; rm -rf "$OUT"; if [ $SETUP -eq 1 ]; then ts_cluster_stop; fi' EXIT
+trap 'azurite_stop; gateway_stop; { [ -z "$COPY_GW_PIDS" ] || kill $COPY_GW_PIDS 2>/dev/null || true; }; rm -rf "$OUT"; if [ $SETUP -eq 1 ]; then ts_cluster_stop; fi' EXIT
 
 for w in "${WORKLOADS[@]}"; do
 	declare -F "workload_$w" >/dev/null || ts_die "unknown workload $w (known: ${ALL_WORKLOADS[*]})"

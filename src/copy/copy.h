@@ -72,7 +72,9 @@ typedef struct Segment
 	bool		has_after;		/* written up to and including (after_pk, after_rk) */
 	char	   *after_pk;
 	char	   *after_rk;
-	long long	entities;		/* written by this segment so far */
+	long long	entities;		/* written by this segment up to the resume point */
+	long long	live_entities;	/* written so far (beyond the resume point: not yet durable) */
+	double		last_durable;	/* when the segment last made its writes durable (monotonic s) */
 	int64		since;			/* incremental: Timestamps >= since (0: all) */
 	int64		max_ticks;		/* the highest source Timestamp written */
 	WriterPos	pos;			/* a directory's file offsets at the last sync */

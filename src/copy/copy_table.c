@@ -106,9 +106,13 @@ flush(Endpoint *dst, Segment *seg, Batch *b, const WriteSpec *base_spec, MemAren
 	if (b->n == 0)
 		return true;
 	rate_take(b->n);
-	/* the batch a checkpoint follows must be durable before the checkpoint says so */
-	checkpoint_due = retry_now() - state.last_save >= 2.0;
-	spec.durable = checkpoint_due || final;
+	/*
+	 * Every 2 s (and at the end) a batch is made durable and the segment's resume point moves to
+	 * its last key. Only then: the checkpoint file holds every segment's resume point, and another
+	 * worker's save must not record a point this one has not made durable yet.
+	 */
+	checkpoint_due = final || retry_now() - seg->last_durable >= 2.0;
+	spec.durable = checkpoint_due;
 	prev = mem_use(scratch);
 	res = dst->ops->write_batch(dst, &spec, b->recs, b->n, e);
 	mem_arena_reset(scratch);
@@ -141,14 +145,8 @@ flush(Endpoint *dst, Segment *seg, Batch *b, const WriteSpec *base_spec, MemAren
 	mem_use(prev);
 	if (res == WRITE_FAILED)
 		return false;
-	/* the segment's resume point: the batch's last key */
 	pthread_mutex_lock(&state.lock);
-	free(seg->after_pk);
-	free(seg->after_rk);
-	seg->after_pk = mem_strndup(b->recs[b->n - 1].pk, b->recs[b->n - 1].pk_len);
-	seg->after_rk = mem_strndup(b->recs[b->n - 1].rk, b->recs[b->n - 1].rk_len);
-	seg->has_after = true;
-	seg->entities += b->n;
+	seg->live_entities += b->n;
 	for (int i = 0; i < b->n; i++)
 		if (b->recs[i].ticks > seg->max_ticks)
 			seg->max_ticks = b->recs[i].ticks;
@@ -156,9 +154,21 @@ flush(Endpoint *dst, Segment *seg, Batch *b, const WriteSpec *base_spec, MemAren
 	*copied += b->n;
 	if (checkpoint_due)
 	{
-		if (dst->ops->sync_table && !dst->ops->sync_table(dst, seg->table, &seg->pos, e))
+		WriterPos	pos = seg->pos;
+
+		if (dst->ops->sync_table && !dst->ops->sync_table(dst, seg->table, &pos, e))
 			return false;
-		if (!state_save(e))
+		pthread_mutex_lock(&state.lock);
+		free(seg->after_pk);
+		free(seg->after_rk);
+		seg->after_pk = mem_strndup(b->recs[b->n - 1].pk, b->recs[b->n - 1].pk_len);
+		seg->after_rk = mem_strndup(b->recs[b->n - 1].rk, b->recs[b->n - 1].rk_len);
+		seg->has_after = true;
+		seg->entities = seg->live_entities;
+		seg->pos = pos;
+		seg->last_durable = retry_now();
+		pthread_mutex_unlock(&state.lock);
+		if (!final && !state_save(e))
 			return false;
 	}
 	b->n = 0;
@@ -181,6 +191,8 @@ copy_segment(Endpoint *src, Endpoint *dst, Segment *seg, int64 since_ticks, bool
 	int			max_batch = opt.batch;
 
 	*copied = 0;
+	seg->live_entities = seg->entities;
+	seg->last_durable = retry_now();
 	rs.table = seg->table;
 	rs.filter = opt.filter;
 	rs.lo_pk = seg->lo_pk;
@@ -260,13 +272,12 @@ copy_segment(Endpoint *src, Endpoint *dst, Segment *seg, int64 since_ticks, bool
 	mem_use(prev);
 	if (ok)
 	{
+		/* the last batch was durable (flush's final), its key the resume point */
+		if (dst->ops->end_table && !dst->ops->end_table(dst, seg->table, e))
+			ok = false;
 		pthread_mutex_lock(&state.lock);
-		seg->done = true;
+		seg->done = ok;
 		pthread_mutex_unlock(&state.lock);
-		if (dst->ops->sync_table && !dst->ops->sync_table(dst, seg->table, &seg->pos, e))
-			ok = false;
-		if (ok && dst->ops->end_table && !dst->ops->end_table(dst, seg->table, e))
-			ok = false;
 		if (ok && !state_save(e))
 			ok = false;
 	}

@@ -796,8 +796,10 @@ db_get_acl(Endpoint *base, const char *table, char **xml, CopyError *e)
 	PGresult   *res = run(ep,
 						  "SELECT '<?xml version=\"1.0\" encoding=\"utf-8\"?><SignedIdentifiers>' || "
 						  "coalesce(string_agg(xmlelement(name \"SignedIdentifier\", xmlelement(name \"Id\", id), "
-						  "xmlelement(name \"AccessPolicy\", xmlelement(name \"Start\", start), "
-						  "xmlelement(name \"Expiry\", expiry), xmlelement(name \"Permission\", permission)))::text, ''), '') "
+						  "xmlelement(name \"AccessPolicy\", xmlforest("
+						  "to_char(start AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US0\"Z\"') AS \"Start\", "
+						  "to_char(expiry AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US0\"Z\"') AS \"Expiry\", "
+						  "permission AS \"Permission\")))::text, ''), '') "
 						  "|| '</SignedIdentifiers>' FROM tablestore.get_table_acl($1)",
 						  1, params, PGRES_TUPLES_OK, e, "cannot read the table's access policies");
 
@@ -815,9 +817,10 @@ db_set_acl(Endpoint *base, const char *table, const char *xml, CopyError *e)
 	const char *params[2] = {table, xml};
 	PGresult   *res = run(ep,
 						  "SELECT tablestore.set_table_acl($1, coalesce((SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object("
-						  "'Id', (xpath('Id/text()', s))[1]::text, 'Start', (xpath('AccessPolicy/Start/text()', s))[1]::text, "
-						  "'Expiry', (xpath('AccessPolicy/Expiry/text()', s))[1]::text, "
-						  "'Permission', (xpath('AccessPolicy/Permission/text()', s))[1]::text))) "
+						  "'Id', (xpath('/SignedIdentifier/Id/text()', s))[1]::text, "
+						  "'Start', (xpath('/SignedIdentifier/AccessPolicy/Start/text()', s))[1]::text, "
+						  "'Expiry', (xpath('/SignedIdentifier/AccessPolicy/Expiry/text()', s))[1]::text, "
+						  "'Permission', (xpath('/SignedIdentifier/AccessPolicy/Permission/text()', s))[1]::text))) "
 						  "FROM unnest(xpath('/SignedIdentifiers/SignedIdentifier', $2::xml)) s), '[]'))",
 						  2, params, PGRES_TUPLES_OK, e, "cannot set the table's access policies");
 

@@ -634,6 +634,17 @@ main(int argc, char **argv)
 	src = ep_open(&from_spec, false, &e);
 	if (src == NULL)
 		return finish(EXIT_FAILED, &e);
+	if (opt.dry_run && to_spec.kind == EP_DIR && access(to_spec.path, F_OK) != 0)
+	{
+		/* nothing to open: the directory would be made */
+		if (!src->ops->list_tables(src, add_table, &tables, &e))
+			return finish(EXIT_FAILED, &e);
+		for (int i = 0; i < tables.n; i++)
+			log_msg("would copy %s from %s %s to the new directory %s", tables.names[i], src->ops->kind,
+					from_spec.display, to_spec.display);
+		log_msg("dry run: %d tables, nothing written", tables.n);
+		return finish(EXIT_OK, NULL);
+	}
 	dst = ep_open(&to_spec, !opt.verify_only && !opt.dry_run, &e);
 	if (dst == NULL)
 		return finish(EXIT_FAILED, &e);

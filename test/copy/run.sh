@@ -155,6 +155,20 @@ if_match() {
 }
 check "  an If-Match with the gateway's ETag matches the copy" if_match
 
+# stored access policies: database -> files -> gateway -> database with --acl
+psql -X -q -d rt_src -c "SELECT tablestore.set_table_acl('Edge', '[{\"Id\":\"readers\",\"Start\":\"2024-01-01T00:00:00Z\",\"Expiry\":\"2030-01-01T00:00:00Z\",\"Permission\":\"r\"},{\"Id\":\"writers\",\"Expiry\":\"2031-06-30T12:00:00Z\",\"Permission\":\"raud\"}]')" >/dev/null
+mkdb acl_dst && mkdb acl_gw
+ACLGW=$(start_gateway acl_gw)
+check "--acl: database -> files -> gateway -> database" bash -c '
+	"$0" "$1" "$2" --acl --tables Edge --state "$2.1.state" >/dev/null 2>&1 &&
+	"$0" "$2" "$3" --acl --state "$2.2.state" >/dev/null 2>&1 &&
+	"$0" "$3" "$4" --acl --state "$2.3.state" >/dev/null 2>&1' "$C" "$(db rt_src)" "$WORK/aclfiles" "$(conn "$ACLGW")" "$(db acl_dst)"
+check "  the manifest carries the policies" grep -q '"acl":".*readers' "$WORK/aclfiles/manifest.jsonl"
+psql -X -At -d rt_src -c "SELECT * FROM tablestore.get_table_acl('Edge')" >"$WORK/acl.src"
+psql -X -At -d acl_dst -c "SELECT * FROM tablestore.get_table_acl('Edge')" >"$WORK/acl.dst"
+check "  the same policies at the end" same "$WORK/acl.src" "$WORK/acl.dst"
+check "--dry-run lists and writes nothing" bash -c '"$0" "$1" "$2" --dry-run --state "$2.state" 2>"$2.log" && grep -q "would copy Edge" "$2.log" && [ ! -e "$2" ]' "$C" "$(db rt_src)" "$WORK/dry"
+
 # ------------------------------------------------------------------ kill -9 and --resume
 ts_log "kill -9 in the middle of a copy of $N entities, then --resume"
 mkdb kr_src && mkdb kr_dst

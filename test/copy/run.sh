@@ -167,6 +167,8 @@ check "  the manifest carries the policies" grep -q '"acl":".*readers' "$WORK/ac
 psql -X -At -d rt_src -c "SELECT * FROM tablestore.get_table_acl('Edge')" >"$WORK/acl.src"
 psql -X -At -d acl_dst -c "SELECT * FROM tablestore.get_table_acl('Edge')" >"$WORK/acl.dst"
 check "  the same policies at the end" same "$WORK/acl.src" "$WORK/acl.dst"
+check "--filter at a database source: only the matching entities" bash -c '"$0" "$1" "$2" --filter "RowKey eq '"'"'a'"'"' or RowKey eq '"'"'b'"'"'" --no-gzip --state "$2.state" >/dev/null 2>&1 && [ "$(wc -l <"$2/Edge.jsonl")" -eq 2 ]' "$C" "$(db rt_src)" "$WORK/filtered1"
+check "--filter at a Table endpoint source: the same" bash -c '"$0" "$1" "$2" --filter "RowKey eq '"'"'a'"'"' or RowKey eq '"'"'b'"'"'" --no-gzip --state "$2.state" >/dev/null 2>&1 && [ "$(wc -l <"$2/Edge.jsonl")" -eq 2 ]' "$C" "$(conn "$GW")" "$WORK/filtered2"
 check "--dry-run lists and writes nothing" bash -c '"$0" "$1" "$2" --dry-run --state "$2.state" 2>"$2.log" && grep -q "would copy Edge" "$2.log" && [ ! -e "$2" ]' "$C" "$(db rt_src)" "$WORK/dry"
 
 # ------------------------------------------------------------------ kill -9 and --resume

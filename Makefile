@@ -71,3 +71,6 @@ print-%:
 
 # the REST gateway, tablestore-gateway (its own rules: src/gateway/gateway.mk)
 include src/gateway/gateway.mk
+
+# tablestore-copy, the copy program (its own rules: src/copy/copy.mk)
+include src/copy/copy.mk

@@ -114,3 +114,10 @@ SELECT pg_catalog.count(tablestore.indexing_progress(r.name)) FROM tablestore.ta
 JOIN pg_catalog.pg_class c ON c.relname OPERATOR(pg_catalog.=) r.key AND c.relnamespace OPERATOR(pg_catalog.=) 'tablestore_data'::regnamespace
 WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class p ON p.oid OPERATOR(pg_catalog.=) i.inhrelid
 				  WHERE i.inhparent OPERATOR(pg_catalog.=) c.oid AND p.relkind OPERATOR(pg_catalog.=) 'f');
+
+-- tablestore-copy --keep-timestamps (issue 33)
+CREATE FUNCTION tablestore.import_timestamps(tbl text) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_import_timestamps' LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION tablestore.import_timestamps(text) IS
+'For the rest of the transaction, rows inserted into the table with an ETag in their etag column keep the Timestamp it carries (an import keeping the source''s ETags, tablestore-copy --keep-timestamps); the table''s owner only';

@@ -259,6 +259,12 @@ AS 'MODULE_PATHNAME', 'tablestore_etag_matches' LANGUAGE C IMMUTABLE STRICT PARA
 COMMENT ON FUNCTION tablestore.etag_matches(text, text) IS
 'Does an If-Match ETag match a row''s stored etag (the same text, a colon written :, %3A or %3a alike, or the service form of an ETag stored before 0.3.0)';
 
+CREATE FUNCTION tablestore.import_timestamps(tbl text) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_import_timestamps' LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION tablestore.import_timestamps(text) IS
+'For the rest of the transaction, rows inserted into the table with an ETag in their etag column keep the Timestamp it carries (an import keeping the source''s ETags, tablestore-copy --keep-timestamps); the table''s owner only';
+
 -- The DDL runs as the caller (CREATE on tablestore_data needed; the caller owns the table); the
 -- registry row is written as the extension's owner (src/tables.c).
 CREATE FUNCTION tablestore.create_table(name text, indexing_policy jsonb DEFAULT NULL) RETURNS regclass

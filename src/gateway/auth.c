@@ -1,15 +1,13 @@
 /*
  * auth.c - Shared Key / Shared Key Lite verification (see auth.h).
  *
- * Table service string to sign:
- *   Shared Key:      VERB \n Content-MD5 \n Content-Type \n Date \n CanonicalizedResource
- *   Shared Key Lite: Date \n CanonicalizedResource
- * Date is x-ms-date when present, else Date. CanonicalizedResource is "/" account + the raw path
- * (so path-style URLs name the account twice) + "?comp=" value when the query has comp.
+ * The string to sign is core/sign.c's (sign_shared_key), which tablestore-copy signs with too;
+ * Date is x-ms-date when present, else Date.
  * The date must be an RFC 1123 date within 15 minutes of the server's clock, as the service
  * requires, so that a captured request cannot be replayed later.
  */
 #include "auth.h"
+#include "sign.h"
 #include "util.h"
 
 #include <openssl/crypto.h>
@@ -73,37 +71,29 @@ auth_decode_key(const char *b64, unsigned char *out, size_t *outlen)
 	return true;
 }
 
-static const char *
-nz(const char *s)
+/* sign_shared_key's sink: the gateway's buffer (which records a failed allocation, never exits) */
+static void
+put_buf(void *sink, const char *s, size_t len)
 {
-	return s ? s : "";
+	buf_append((Buf *) sink, s, len);
 }
 
 char *
 auth_string_to_sign(AuthScheme scheme, const AuthInput *in)
 {
 	Buf			b;
-	const char *date = in->x_ms_date ? in->x_ms_date : in->date;
+	SignRequest r = {
+		.method = in->method,
+		.content_md5 = in->content_md5,
+		.content_type = in->content_type,
+		.date = in->x_ms_date ? in->x_ms_date : in->date,
+		.account = in->account,
+		.raw_path = in->raw_path,
+		.comp = in->comp,
+	};
 
 	buf_init(&b);
-	if (scheme == AUTH_SHARED_KEY)
-	{
-		buf_puts(&b, nz(in->method));
-		buf_puts(&b, "\n");
-		buf_puts(&b, nz(in->content_md5));
-		buf_puts(&b, "\n");
-		buf_puts(&b, nz(in->content_type));
-		buf_puts(&b, "\n");
-	}
-	buf_puts(&b, nz(date));
-	buf_puts(&b, "\n/");
-	buf_puts(&b, nz(in->account));
-	buf_puts(&b, nz(in->raw_path));
-	if (in->comp)
-	{
-		buf_puts(&b, "?comp=");
-		buf_puts(&b, in->comp);
-	}
+	sign_shared_key(put_buf, &b, scheme == AUTH_SHARED_KEY ? SIGN_SHARED_KEY : SIGN_SHARED_KEY_LITE, &r);
 	if (b.failed)
 	{
 		buf_free(&b);

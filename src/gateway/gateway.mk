@@ -12,7 +12,7 @@ GW_SRCS := $(sort $(wildcard $(GW_DIR)/*.c))
 GW_OBJS := $(GW_SRCS:.c=.gw.o)
 # the backend-free core the gateway shares with the extension (codecs, the JSON tokenizer, the
 # error table), compiled for the frontend as the fuzz targets compile it
-GW_CORE_SRCS := $(addprefix src/core/, edm.c json_lex.c ts_error.c)
+GW_CORE_SRCS := $(addprefix src/core/, edm.c json_lex.c sign.c ts_error.c)
 GW_CORE_OBJS := $(GW_CORE_SRCS:.c=.gw.o)
 GW_BIN := $(GW_DIR)/tablestore-gateway
 GW_CFLAGS ?= -O2 -g

@@ -1,17 +1,14 @@
 /*
  * sas.c - shared access signatures (see sas.h).
  *
- * Table service SAS, string to sign (every version the SDKs send):
- *   sp \n st \n se \n /table/<account>/<tn in lower case> \n si \n sip \n spr \n sv \n spk \n srk \n epk \n erk
- * Account SAS:
- *   <account> \n sp \n ss \n srt \n st \n se \n sip \n spr \n sv \n            (sv before 2020-12-06)
- *   <account> \n sp \n ss \n srt \n st \n se \n sip \n spr \n sv \n ses \n     (sv 2020-12-06 and later)
- * Values are the decoded query parameters as sent; sig is base64 of the HMAC-SHA256 with either
- * of the account's keys. st (optional) and se are UTC times; sip one IPv4 address or a range
+ * The string to sign of a table's SAS and of an account SAS is core/sign.c's (sign_sas), over the
+ * decoded query parameters as sent; sig is base64 of the HMAC-SHA256 with either of the
+ * account's keys. st (optional) and se are UTC times; sip one IPv4 address or a range
  * a-b; spr "https" or "https,http". A table's SAS may name a stored access policy (si), which
  * then gives sp, st and se that the token leaves out.
  */
 #include "sas.h"
+#include "sign.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -24,46 +21,25 @@ param(const SasInput *in, const char *name)
 	return query_get(in->query, name);
 }
 
-static const char *
-nz(const char *s)
+static void
+put_buf(void *sink, const char *s, size_t len)
 {
-	return s ? s : "";
+	buf_append((Buf *) sink, s, len);
+}
+
+static const char *
+field(void *arg, const char *name)
+{
+	return param((const SasInput *) arg, name);
 }
 
 char *
 sas_string_to_sign(const SasInput *in, SasKind kind)
 {
 	Buf			b;
-	const char *fields_service[] = {"si", "sip", "spr", "sv", "spk", "srk", "epk", "erk"};
-	const char *fields_account[] = {"sp", "ss", "srt", "st", "se", "sip", "spr", "sv"};
-	const char *sv = param(in, "sv");
 
-	if (sv == NULL)
-		return NULL;
 	buf_init(&b);
-	if (kind == SAS_SERVICE)
-	{
-		const char *tn = param(in, "tn");
-
-		if (tn == NULL)
-			return NULL;
-		buf_printf(&b, "%s\n%s\n%s\n/table/%s/", nz(param(in, "sp")), nz(param(in, "st")), nz(param(in, "se")),
-				   in->account);
-		for (const char *p = tn; *p; p++)
-			buf_printf(&b, "%c", (*p >= 'A' && *p <= 'Z') ? *p - 'A' + 'a' : *p);
-		for (size_t i = 0; i < sizeof(fields_service) / sizeof(*fields_service); i++)
-			buf_printf(&b, "\n%s", nz(param(in, fields_service[i])));
-	}
-	else
-	{
-		buf_puts(&b, in->account);
-		for (size_t i = 0; i < sizeof(fields_account) / sizeof(*fields_account); i++)
-			buf_printf(&b, "\n%s", nz(param(in, fields_account[i])));
-		buf_puts(&b, "\n");
-		if (strcmp(sv, "2020-12-06") >= 0)
-			buf_printf(&b, "%s\n", nz(param(in, "ses")));
-	}
-	if (b.failed)
+	if (!sign_sas(put_buf, &b, kind == SAS_SERVICE, in->account, field, (void *) in) || b.failed)
 	{
 		buf_free(&b);
 		return NULL;

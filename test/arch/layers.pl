@@ -13,7 +13,7 @@ die "usage: layers.pl NAME OBJECT...\n" unless $program && @objects;
 
 my (%defines, %uses);
 for my $o (@objects) {
-	(my $file = $o) =~ s/\.(gw\.)?o$/.c/;
+	(my $file = $o) =~ s/\.(gw\.|cp\.)?o$/.c/;
 	open(my $nm, '-|', 'nm', $o) or die "nm $o: $!\n";
 	while (<$nm>) {
 		if (/^\s+U (\S+)$/) { $uses{$file}{$1} = 1 }

@@ -14,7 +14,7 @@ set -eu -o pipefail
 FUZZ_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$FUZZ_DIR/../../scripts/lib.sh"
 
-TARGETS=(entity_json entity_binary etag_text odata index json gw_url gw_query gw_multipart gw_auth gw_sas gw_oauth gw_acl gw_props gw_continuation)
+TARGETS=(entity_json entity_binary etag_text odata index json gw_url gw_query gw_multipart gw_auth gw_sas gw_oauth gw_acl gw_props gw_continuation copy_connstr copy_jsonl)
 # every extension target links the whole backend-free core (src/core: the parsers and codecs)
 BUILD="$FUZZ_DIR/build"
 CLANG=clang-14
@@ -22,7 +22,7 @@ CLANG=clang-14
 # the gateway's parsers (src/gateway), built as the gateway is: with the core's codecs
 # (src/core, for the frontend) and PostgreSQL's frontend libraries
 GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation multipart ops)
-GW_CORE=(edm json_lex ts_error)
+GW_CORE=(edm json_lex sign ts_error)
 build_gw() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib version
 	ts_install_packages clang-14 libclang-rt-14-dev libssl-dev libpq-dev postgresql-server-dev-15
@@ -42,9 +42,32 @@ build_gw() {
 		-I"$("$TS_PG_CONFIG" --includedir)" -I"$inc" -o "$bin" "${srcs[@]}" "$lib/libpgcommon.a" "$lib/libpgport.a" -lcrypto -lm
 }
 
+# tablestore-copy's parsers (src/copy), with the whole core and the arena allocator of the
+# extension's targets (fuzz_support.c), zlib and libxxhash
+COPY_PARSERS=(mem connstr jsonl record manifest)
+build_copy() {
+	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib
+	ts_install_packages clang-14 libclang-rt-14-dev postgresql-server-dev-15 zlib1g-dev libxxhash-dev
+	srcs=("$TS_ROOT"/src/core/*.c)
+	for s in "${COPY_PARSERS[@]}"; do srcs+=("$TS_ROOT/src/copy/$s.c"); done
+	srcs+=("$FUZZ_DIR/fuzz_$target.c" "$FUZZ_DIR/fuzz_support.c")
+	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src/copy" "$TS_ROOT/src/core" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
+		return 0
+	fi
+	mkdir -p "$BUILD"
+	inc=$("$TS_PG_CONFIG" --includedir-server)
+	lib=$("$TS_PG_CONFIG" --pkglibdir)
+	ts_log "building fuzz_$target"
+	"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wno-ignored-attributes \
+		-D_GNU_SOURCE -DTS_FRONTEND -DTS_VERSION='"fuzz"' -I"$TS_ROOT/src/copy" -I"$TS_ROOT/src/core" -I"$FUZZ_DIR" \
+		-I"$("$TS_PG_CONFIG" --includedir)" -I"$inc" -o "$bin" "${srcs[@]}" \
+		"$lib/libpgcommon.a" "$lib/libpgport.a" -lz -lxxhash -lm
+}
+
 build() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib
 	if [[ $target == gw_* ]]; then build_gw "$target"; return; fi
+	if [[ $target == copy_* ]]; then build_copy "$target"; return; fi
 	ts_install_packages clang-14 libclang-rt-14-dev postgresql-server-dev-15
 	srcs=("$TS_ROOT"/src/core/*.c)
 	srcs+=("$FUZZ_DIR/fuzz_$target.c" "$FUZZ_DIR/fuzz_support.c")
@@ -76,6 +99,6 @@ case "${1:-}" in
 	--list) printf '%s\n' "${TARGETS[@]}" ;;
 	--all)
 		for t in "${TARGETS[@]}"; do fuzz "$t" "${2:-600}"; done ;;
-	entity_json | entity_binary | etag_text | odata | index | json | gw_url | gw_query | gw_multipart | gw_auth | gw_sas | gw_oauth | gw_acl | gw_props | gw_continuation) fuzz "$1" "${2:-600}" ;;
+	entity_json | entity_binary | etag_text | odata | index | json | gw_url | gw_query | gw_multipart | gw_auth | gw_sas | gw_oauth | gw_acl | gw_props | gw_continuation | copy_connstr | copy_jsonl) fuzz "$1" "${2:-600}" ;;
 	*) sed -n '2,13p' "$0"; exit 2 ;;
 esac

@@ -1,0 +1,325 @@
+#!/usr/bin/env bash
+# test/copy/run.sh - tablestore-copy against real peers: a throwaway PostgreSQL cluster with the
+# extension, Azurite (test/sdk's) and tablestore-gateway, all on loopback ports, stopped on exit.
+# Every check compares with an independent reading (test/copy/peers.mjs: raw HTTP with Node's own
+# Shared Key; psql for the databases), not only with the program's own --verify.
+#
+#   round trip   Azurite -> database -> files -> Azurite -> gateway -> database: every EDM type
+#                and its edge values identical at each step; Double -0 on the paths without Azurite;
+#                ETags identical with --keep-timestamps (database, files, gateway)
+#   kill/resume  kill -9 in the middle of a copy of COPY_KILL_ENTITIES (default 200000) entities
+#                database -> database, and of a copy into gzip files, then --resume: the destination
+#                equals the source (--verify, and the dumps compared); peak RSS does not grow with
+#                the table
+#   sync         writes, merges and deletes at the source (through the gateway), then --sync
+#                --mirror: converged
+#   throttle     the gateway with one worker and a queue of one answers 503 + Retry-After:
+#                ridden through, nothing lost
+#   sas          an account SAS that reads at the source, a table SAS with add/update only at the
+#                destination
+#   rejects      an entity the destination refuses (a trigger) and a line the core cannot read:
+#                the rejects file, exit 1, the others copied
+#   bad input    connection strings, options, a damaged checkpoint, a truncated gzip file
+# Ends with "copy: N passed, N failed"; non-zero on a failure.
+#
+#   bash test/copy/run.sh
+#   COPY_SKIP_BUILD=1       use what is built already (scripts/test.sh builds first)
+#   COPY_KILL_ENTITIES=N    the size of the kill/resume copy (200000, the issue's, is the default)
+set -u -o pipefail
+COPY_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$COPY_TEST_DIR/../../scripts/lib.sh"
+
+export GW_PATH_DIR=${GW_PATH_DIR-}
+[ -n "${COPY_SKIP_BUILD:-}" ] || ts_setup TS_ASSERT=1
+ts_node_setup
+ts_cluster_start fsync=off synchronous_commit=off max_connections=120
+
+C="$TS_ROOT/src/copy/tablestore-copy"
+GW_BIN="$TS_ROOT/src/gateway/tablestore-gateway"
+PEERS="node $COPY_TEST_DIR/peers.mjs"
+WORK=$(mktemp -d /tmp/tablestore-copy-test.XXXXXX)
+N=${COPY_KILL_ENTITIES:-200000}
+KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	rm -rf "$WORK"
+	ts_cluster_stop
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok     $1"; }
+bad() { failed=$((failed + 1)); echo "FAILED $1"; }
+# check NAME COMMAND...: passes when the command succeeds
+check() { local n=$1; shift; if "$@"; then ok "$n"; else bad "$n"; fi; }
+# same FILE1 FILE2: equal and not empty
+same() { [ -s "$1" ] && cmp -s "$1" "$2" || { diff "$1" "$2" | head -10; return 1; }; }
+
+db() { echo "host=$PGHOST port=$PGPORT user=postgres dbname=$1"; }
+mkdb() { psql -X -q -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" && psql -X -q -d "$1" -c 'CREATE EXTENSION tablestore'; }
+# a database table, normalised as peers.mjs dump prints an endpoint's
+dbdump() { psql -X -At -F $'\t' -d "$1" -c "SELECT partition_key, row_key, properties::text FROM tablestore_data.$(echo "$2" | tr A-Z a-z)" | $PEERS normalise; }
+dbetags() { psql -X -At -F $'\t' -d "$1" -c "SELECT partition_key, row_key, etag FROM tablestore_data.$(echo "$2" | tr A-Z a-z)" | $PEERS keys-json; }
+filedump() { zcat -f "$1" | $PEERS normalise; }
+# the Timestamps of ETags in ticks order-insensitively: W/"datetime'...'" -> its datetime with 7 digits
+etag_ticks() { sed -E "s/%3A/:/g; s/W\/\"datetime'([0-9T:-]+)(\.([0-9]*))?Z'\"/\1.\3000000Z/" "$1" | sed -E 's/\.([0-9]{7})[0-9]*Z/.\1Z/' | sort; }
+free_port() { ts_free_port; }
+wait_port() { for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+start_azurite() {
+	local port
+	port=$(free_port)
+	"$TS_NODE_DIR/node_modules/.bin/azurite-table" --inMemoryPersistence --tableHost 127.0.0.1 --tablePort "$port" \
+		--loose --skipApiVersionCheck --disableTelemetry --silent >"$WORK/azurite-$port.log" 2>&1 &
+	PIDS+=($!)
+	wait_port "$port" || ts_die "Azurite did not start"
+	echo "$port"
+}
+# start_gateway DATABASE [flags...]
+start_gateway() {
+	local port dbname=$1
+	shift
+	port=$(free_port)
+	"$GW_BIN" --port "$port" --log quiet --dsn "$(db "$dbname")" "$@" >"$WORK/gateway-$port.log" 2>&1 &
+	PIDS+=($!)
+	wait_port "$port" || ts_die "the gateway did not start"
+	echo "$port"
+}
+url() { echo "http://127.0.0.1:$1/devstoreaccount1"; }
+conn() { echo "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$KEY;TableEndpoint=$(url "$1")"; }
+# copy ARGS...: the program with a checkpoint and a rejects file in WORK; its output in WORK/last.log
+copy() { "$C" "$@" >"$WORK/last.log" 2>&1; local s=$?; [ $s -eq 0 ] || tail -5 "$WORK/last.log" >&2; return $s; }
+
+# ------------------------------------------------------------------ round trip through real peers
+ts_log "round trip: Azurite -> database -> files -> Azurite -> gateway -> database"
+AZ1=$(start_azurite)
+AZ2=$(start_azurite)
+mkdb rt_src && mkdb rt_gw && mkdb rt_dst
+GW=$(start_gateway rt_gw)
+$PEERS seed "$(url "$AZ1")" Edge || bad "seed Azurite"
+$PEERS dump "$(url "$AZ1")" Edge >"$WORK/rt0"
+check "round trip: the edge entities are in Azurite" [ "$(wc -l <"$WORK/rt0")" -eq 5 ]
+
+check "Azurite -> database (--keep-timestamps --verify)" copy "$(conn "$AZ1")" "$(db rt_src)" --keep-timestamps --verify --state "$WORK/rt1.state"
+dbdump rt_src Edge >"$WORK/rt1"
+check "  every type and edge value identical in the database" same "$WORK/rt0" "$WORK/rt1"
+$PEERS etags "$(url "$AZ1")" Edge >"$WORK/rt0.etags"
+dbetags rt_src Edge >"$WORK/rt1.etags"
+etag_ticks "$WORK/rt0.etags" >"$WORK/rt0.ticks"
+etag_ticks "$WORK/rt1.etags" >"$WORK/rt1.ticks"
+check "  ETags: Azurite's Timestamps kept to the tick" same "$WORK/rt0.ticks" "$WORK/rt1.ticks"
+
+# -0 joins here: the database and the files carry it (Azurite does not)
+psql -X -q -d rt_src -c "SELECT tablestore.insert_entity('Edge', '{\"PartitionKey\":\"types\",\"RowKey\":\"negzero\",\"Nz\":-0.0,\"Nz@odata.type\":\"Edm.Double\"}')" >/dev/null
+dbdump rt_src Edge >"$WORK/rt1"
+check "  Double -0 stored as -0" grep -q 'Nz:Edm.Double:-0' "$WORK/rt1"
+dbetags rt_src Edge >"$WORK/rt1.etags"
+
+check "database -> files (--verify)" copy "$(db rt_src)" "$WORK/files" --verify --state "$WORK/rt2.state"
+filedump "$WORK/files/Edge.jsonl.gz" >"$WORK/rt2"
+check "  every type and edge value identical in the files" same "$WORK/rt1" "$WORK/rt2"
+check "  the manifest counts the table" grep -q '"table":"Edge","file":"Edge.jsonl.gz","entities":6,"partitions":3' "$WORK/files/manifest.jsonl"
+
+mkdb rt_files && check "files -> database (--keep-timestamps): ETags identical to the source database's" \
+	copy "$WORK/files" "$(db rt_files)" --keep-timestamps --verify --state "$WORK/rt2b.state"
+dbetags rt_files Edge >"$WORK/rt2b.etags"
+check "  the same ETag text, every entity" same "$WORK/rt1.etags" "$WORK/rt2b.etags"
+
+check "files -> Azurite: --verify finds the one value Azurite cannot hold (Double -0)" \
+	bash -c '! "$0" "$1" "$2" --verify --state "$3" >"$4" 2>&1 && grep -q "partition \"types\"" "$4"' "$C" "$WORK/files" "$(conn "$AZ2")" "$WORK/rt3.state" "$WORK/rt3.log"
+$PEERS dump "$(url "$AZ2")" Edge >"$WORK/rt3"
+grep -v negzero "$WORK/rt1" >"$WORK/rt1.noz"
+grep -v negzero "$WORK/rt3" >"$WORK/rt3.noz"
+check "  every other value identical in Azurite" same "$WORK/rt1.noz" "$WORK/rt3.noz"
+check "  Azurite turned -0 into 0 (its limit, documented)" grep -q 'Nz:Edm.Double:0$' "$WORK/rt3"
+
+check "Azurite -> gateway (--verify)" copy "$(conn "$AZ2")" "$(conn "$GW")" --verify --state "$WORK/rt4.state"
+$PEERS dump "$(url "$GW")" Edge >"$WORK/rt4"
+check "  identical through the gateway" same "$WORK/rt3" "$WORK/rt4"
+check "files -> gateway: -0 arrives through the REST protocol" copy "$WORK/files" "$(conn "$GW")" --verify --state "$WORK/rt4b.state"
+$PEERS dump "$(url "$GW")" Edge >"$WORK/rt4b"
+check "  identical to the files, -0 included" same "$WORK/rt2" "$WORK/rt4b"
+
+check "gateway -> database (--keep-timestamps --verify)" copy "$(conn "$GW")" "$(db rt_dst)" --keep-timestamps --verify --state "$WORK/rt5.state"
+dbdump rt_dst Edge >"$WORK/rt5"
+check "  identical in the last database" same "$WORK/rt2" "$WORK/rt5"
+$PEERS etags "$(url "$GW")" Edge >"$WORK/rt4.etags"
+dbetags rt_dst Edge >"$WORK/rt5.etags"
+check "  ETags: the gateway's, character for character" same "$WORK/rt4.etags" "$WORK/rt5.etags"
+if_match() {
+	echo "SELECT tablestore.merge_entity('Edge', '{\"PartitionKey\":\"types\",\"RowKey\":\"a\",\"X\":1}', :'etag')" |
+		psql -X -q -At -v ON_ERROR_STOP=1 -d rt_dst -v etag="$(awk -F'\t' '$1=="\"types\"" && $2=="\"a\"" {print $3}' "$WORK/rt4.etags")" >/dev/null
+}
+check "  an If-Match with the gateway's ETag matches the copy" if_match
+
+# stored access policies: database -> files -> gateway -> database with --acl
+psql -X -q -d rt_src -c "SELECT tablestore.set_table_acl('Edge', '[{\"Id\":\"readers\",\"Start\":\"2024-01-01T00:00:00Z\",\"Expiry\":\"2030-01-01T00:00:00Z\",\"Permission\":\"r\"},{\"Id\":\"writers\",\"Expiry\":\"2031-06-30T12:00:00Z\",\"Permission\":\"raud\"}]')" >/dev/null
+mkdb acl_dst && mkdb acl_gw
+ACLGW=$(start_gateway acl_gw)
+check "--acl: database -> files -> gateway -> database" bash -c '
+	"$0" "$1" "$2" --acl --tables Edge --state "$2.1.state" >/dev/null 2>&1 &&
+	"$0" "$2" "$3" --acl --state "$2.2.state" >/dev/null 2>&1 &&
+	"$0" "$3" "$4" --acl --state "$2.3.state" >/dev/null 2>&1' "$C" "$(db rt_src)" "$WORK/aclfiles" "$(conn "$ACLGW")" "$(db acl_dst)"
+check "  the manifest carries the policies" grep -q '"acl":".*readers' "$WORK/aclfiles/manifest.jsonl"
+psql -X -At -d rt_src -c "SELECT * FROM tablestore.get_table_acl('Edge')" >"$WORK/acl.src"
+psql -X -At -d acl_dst -c "SELECT * FROM tablestore.get_table_acl('Edge')" >"$WORK/acl.dst"
+check "  the same policies at the end" same "$WORK/acl.src" "$WORK/acl.dst"
+check "--filter at a database source: only the matching entities" bash -c '"$0" "$1" "$2" --filter "RowKey eq '"'"'a'"'"' or RowKey eq '"'"'b'"'"'" --no-gzip --state "$2.state" >/dev/null 2>&1 && [ "$(wc -l <"$2/Edge.jsonl")" -eq 2 ]' "$C" "$(db rt_src)" "$WORK/filtered1"
+check "--filter at a Table endpoint source: the same" bash -c '"$0" "$1" "$2" --filter "RowKey eq '"'"'a'"'"' or RowKey eq '"'"'b'"'"'" --no-gzip --state "$2.state" >/dev/null 2>&1 && [ "$(wc -l <"$2/Edge.jsonl")" -eq 2 ]' "$C" "$(conn "$GW")" "$WORK/filtered2"
+check "--dry-run lists and writes nothing" bash -c '"$0" "$1" "$2" --dry-run --state "$2.state" 2>"$2.log" && grep -q "would copy Edge" "$2.log" && [ ! -e "$2" ]' "$C" "$(db rt_src)" "$WORK/dry"
+
+# ------------------------------------------------------------------ kill -9 and --resume
+ts_log "kill -9 in the middle of a copy of $N entities, then --resume"
+mkdb kr_src && mkdb kr_dst
+psql -X -q -d kr_src -c "SELECT tablestore.create_table('Big')" \
+	-c "INSERT INTO tablestore_data.big (partition_key, row_key, properties)
+		SELECT 'p' || lpad((i / 1000)::text, 4, '0'), lpad(i::text, 8, '0'),
+			('{\"n\":' || i || ',\"L\":\"' || (i::bigint * 1000000007) || '\",\"L@odata.type\":\"Edm.Int64\",\"s\":\"' || md5(i::text) || '\"}')::tablestore.entity
+		FROM generate_series(1, $N) i" >/dev/null
+kill_and_resume() {	# NAME TO RATE: start, wait for some entities, kill -9, then --resume
+	local name=$1 to=$2 rate=$3 pid written=0
+	"$C" "$(db kr_src)" "$to" --keep-timestamps --rate "$rate" --parallel 2 --state "$WORK/$name.state" --log json >"$WORK/$name.1.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 600); do
+		written=$(grep -o '"entities":[0-9]*' "$WORK/$name.state" 2>/dev/null | cut -d: -f2 | paste -sd+ | bc 2>/dev/null)
+		[ "${written:-0}" -gt 0 ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	echo "${written:-0}"
+}
+written=$(kill_and_resume kr "$(db kr_dst)" $((N / 4)))
+check "killed in the middle ($written of $N entities checkpointed)" [ "$written" -gt 0 ] && [ "$written" -lt "$N" ]
+check "--resume goes on and --verify finds no difference" copy "$(db kr_src)" "$(db kr_dst)" --resume --verify --keep-timestamps --state "$WORK/kr.state"
+check "  the resumed run started after the checkpoint" grep -q 'resuming' "$WORK/last.log"
+psql -X -At -d kr_src -c "SELECT partition_key, row_key, etag, md5(properties::text) FROM tablestore_data.big ORDER BY 1, 2" >"$WORK/kr.src"
+psql -X -At -d kr_dst -c "SELECT partition_key, row_key, etag, md5(properties::text) FROM tablestore_data.big ORDER BY 1, 2" >"$WORK/kr.dst"
+check "  independent check: every key, ETag and property set identical ($N rows)" same "$WORK/kr.src" "$WORK/kr.dst"
+check "  nothing duplicated or extra" [ "$(wc -l <"$WORK/kr.dst")" -eq "$N" ]
+check "  the indexing policy is back after the load" \
+	[ "$(psql -X -At -d kr_dst -c "SELECT tablestore.get_indexing_policy('Big')->>'indexingMode'")" = consistent ]
+
+written=$(kill_and_resume kf "$WORK/kfiles" $((N / 4)))
+check "killed a copy into gzip files ($written checkpointed)" [ "$written" -gt 0 ] && [ "$written" -lt "$N" ]
+check "--resume into the files and --verify" copy "$(db kr_src)" "$WORK/kfiles" --resume --verify --state "$WORK/kf.state"
+zcat "$WORK/kfiles/Big.jsonl.gz" | wc -l >"$WORK/kf.count"
+check "  the file holds each entity once" [ "$(cat "$WORK/kf.count")" -eq "$N" ]
+check "  the manifest's count" grep -q "\"table\":\"Big\",\"file\":\"Big.jsonl.gz\",\"entities\":$N," "$WORK/kfiles/manifest.jsonl"
+
+# memory: a table 10 times larger does not take more memory (a batch at a time)
+mkdb rss_a && mkdb rss_b
+psql -X -q -d kr_src -c "SELECT tablestore.create_table('Small')" \
+	-c "INSERT INTO tablestore_data.small SELECT * FROM tablestore_data.big WHERE partition_key < 'p' || lpad(($N / 10000)::text, 4, '0')" >/dev/null
+/usr/bin/time -f '%M' -o "$WORK/rss.small" "$C" "$(db kr_src)" "$(db rss_a)" --tables Small --state "$WORK/rss1.state" --quiet
+/usr/bin/time -f '%M' -o "$WORK/rss.big" "$C" "$(db kr_src)" "$(db rss_b)" --tables Big --state "$WORK/rss2.state" --quiet
+echo "# peak RSS: $(cat "$WORK/rss.small") kB for $((N / 10)) entities, $(cat "$WORK/rss.big") kB for $N"
+check "peak RSS bounded: $N entities take less than 10 MB more than a tenth of them" \
+	[ "$(tail -1 "$WORK/rss.big")" -lt $(( $(tail -1 "$WORK/rss.small") + 10240 )) ]
+
+# ------------------------------------------------------------------ --sync and --mirror
+ts_log "--sync after writes, merges and deletes at the source"
+mkdb sy_src && mkdb sy_dst
+psql -X -q -d sy_src -c "SELECT tablestore.create_table('Orders')" \
+	-c "INSERT INTO tablestore_data.orders (partition_key, row_key, properties)
+		SELECT 'c' || (i % 7), lpad(i::text, 5, '0'), ('{\"qty\":' || i || '}')::tablestore.entity FROM generate_series(1, 3000) i" >/dev/null
+SYGW=$(start_gateway sy_src)
+check "first copy from the gateway" copy "$(conn "$SYGW")" "$(db sy_dst)" --keep-timestamps --state "$WORK/sy.state"
+psql -X -q -d sy_src -c "INSERT INTO tablestore_data.orders (partition_key, row_key, properties)
+		SELECT 'c' || (i % 7), lpad(i::text, 5, '0'), '{\"new\":true}' FROM generate_series(3001, 3500) i" \
+	-c "SELECT tablestore.merge_entity('Orders', ('{\"PartitionKey\":\"' || partition_key || '\",\"RowKey\":\"' || row_key || '\",\"merged\":\"yes\"}')::tablestore.entity)
+		FROM tablestore_data.orders WHERE row_key LIKE '%5'" \
+	-c "DELETE FROM tablestore_data.orders WHERE row_key LIKE '%7' OR partition_key = 'c3'" >/dev/null
+check "--sync --mirror --verify converges" copy "$(conn "$SYGW")" "$(db sy_dst)" --sync --mirror --verify --keep-timestamps --state "$WORK/sy.state" --log json
+check "  it deleted what the source deleted" grep -q '"deleted":[1-9]' "$WORK/last.log"
+psql -X -At -d sy_src -c "SELECT partition_key, row_key, etag, properties::text FROM tablestore_data.orders ORDER BY 1, 2" >"$WORK/sy.src"
+psql -X -At -d sy_dst -c "SELECT partition_key, row_key, etag, properties::text FROM tablestore_data.orders ORDER BY 1, 2" >"$WORK/sy.dst"
+check "  independent check: the same entities, values and ETags" same "$WORK/sy.src" "$WORK/sy.dst"
+check "a second --sync with nothing new copies only the skew's window and deletes nothing" \
+	copy "$(conn "$SYGW")" "$(db sy_dst)" --sync --mirror --keep-timestamps --state "$WORK/sy.state" --log json
+check "  nothing deleted" grep -q '"deleted":0' "$WORK/last.log"
+
+# ------------------------------------------------------------------ a destination that throttles
+ts_log "a destination that throttles (503 + Retry-After)"
+mkdb th_src && mkdb th_dst
+for t in Thra Thrb Thrc Thrd; do
+	psql -X -q -d th_src -c "SELECT tablestore.create_table('$t')" -c "INSERT INTO tablestore_data.$(echo $t | tr A-Z a-z) (partition_key, row_key, properties)
+		SELECT 'p' || (i % 3), lpad(i::text, 4, '0'), '{\"v\":1}' FROM generate_series(1, 400) i" >/dev/null
+done
+THGW=$(start_gateway th_dst --pool 1 --queue 1 --queue-timeout 50)
+check "copy into a gateway with one worker and a queue of one" copy "$(db th_src)" "$(conn "$THGW")" --parallel 6 --batch 20 --verify --log json --state "$WORK/th.state"
+check "  it was throttled (503s ridden through with Retry-After)" grep -q '"retries":[1-9]' "$WORK/last.log"
+for t in thra thrb thrc thrd; do echo "$t $(psql -X -At -d th_dst -c "SELECT count(*) FROM tablestore_data.$t")"; done >"$WORK/th.counts"
+check "  nothing lost: 400 entities in each of the 4 tables" [ "$(grep -c ' 400$' "$WORK/th.counts")" -eq 4 ]
+
+# ------------------------------------------------------------------ SAS-only credentials
+ts_log "SAS-only credentials"
+mkdb sas_dst
+SASGW=$(start_gateway sas_dst)
+$PEERS create "$(url "$SASGW")" Edge
+READ_SAS=$($PEERS sas "$(url "$GW")" account rl)
+WRITE_SAS=$($PEERS sas "$(url "$SASGW")" table au Edge)
+check "read with an account SAS (rl), write with a table SAS (au)" \
+	copy "TableEndpoint=$(url "$GW");SharedAccessSignature=$READ_SAS" "TableEndpoint=$(url "$SASGW");SharedAccessSignature=$WRITE_SAS" \
+	--tables Edge --state "$WORK/sas.state"
+$PEERS dump "$(url "$SASGW")" Edge >"$WORK/sas.dump"
+check "  identical" same "$WORK/rt4b" "$WORK/sas.dump"
+check "a table SAS without u is refused at the destination, and the run fails" \
+	bash -c '! "$0" "$1" "$2" --tables Edge --state "$3" --rejects "$3.rej" >/dev/null 2>&1' "$C" \
+	"TableEndpoint=$(url "$GW");SharedAccessSignature=$READ_SAS" \
+	"TableEndpoint=$(url "$SASGW");SharedAccessSignature=$($PEERS sas "$(url "$SASGW")" table r Edge)" "$WORK/sas2.state"
+
+# ------------------------------------------------------------------ rejects
+ts_log "entities the destination refuses"
+mkdb rj_dst
+psql -X -q -d rj_dst -c "SELECT tablestore.create_table('Edge')" \
+	-c "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS \$\$BEGIN IF NEW.row_key = 'b' THEN RAISE EXCEPTION 'refused by the destination''s own rule'; END IF; RETURN NEW; END\$\$" \
+	-c "CREATE TRIGGER refuse BEFORE INSERT ON tablestore_data.edge FOR EACH ROW EXECUTE FUNCTION refuse()" >/dev/null
+copy "$(db rt_src)" "$(db rj_dst)" --state "$WORK/rj.state" --rejects "$WORK/rj.rejects" --log json
+check "a refused entity: exit status 1" [ $? -eq 1 ]
+check "  the rejects file holds it with the destination's error" \
+	grep -q '"RowKey":"b".*"error":".*refused by the destination' "$WORK/rj.rejects"
+check "  only it" [ "$(wc -l <"$WORK/rj.rejects")" -eq 1 ]
+check "  the others were copied" [ "$(psql -X -At -d rj_dst -c 'SELECT count(*) FROM tablestore_data.edge')" -eq 5 ]
+check "  the summary counts it" grep -q '"rejected":1' "$WORK/last.log"
+mkdir -p "$WORK/badfiles"
+printf '%s\n' '{"PartitionKey":"a","RowKey":"1","ok":1}' '{"PartitionKey":"a","RowKey":"2","bad-name":1}' \
+	'{"PartitionKey":"a","RowKey":"3","ok":3}' >"$WORK/badfiles/Lines.jsonl"
+mkdb rj2
+copy "$WORK/badfiles" "$(db rj2)" --state "$WORK/rj2.state" --rejects "$WORK/rj2.rejects"
+check "a line the core cannot read: exit 1, in the rejects file with the reason" \
+	bash -c '[ $0 -eq 1 ] && grep -q "PropertyNameInvalid" "$1" && grep -q "bad-name" "$1"' $? "$WORK/rj2.rejects"
+check "  the two good lines copied" [ "$(psql -X -At -d rj2 -c 'SELECT count(*) FROM tablestore_data.lines')" -eq 2 ]
+
+# ------------------------------------------------------------------ bad input
+ts_log "bad input"
+usage() { "$C" "$@" >"$WORK/usage.log" 2>&1; [ $? -eq 2 ]; }
+check "no arguments: usage, exit 2" usage
+check "unknown option" usage "$WORK/files" "$WORK/x" --bogus
+check "connection string without a key or SAS" usage "AccountName=a;TableEndpoint=http://127.0.0.1:1/a" "$WORK/x"
+check "AccountKey that is not base64" usage "AccountName=a;AccountKey=!!!;TableEndpoint=http://127.0.0.1:1/a" "$WORK/x"
+check "a key and a SAS" usage "AccountName=a;AccountKey=AAAA;SharedAccessSignature=sig=x;TableEndpoint=http://h/a" "$WORK/x"
+check "unknown connection string key" usage "AccountName=a;AccountKey=AAAA;Bogus=1" "$WORK/x"
+check "a bare URL" usage "http://127.0.0.1:1/a" "$WORK/x"
+check "--keep-timestamps into a Table endpoint" usage "$WORK/files" "$(conn "$GW")" --keep-timestamps
+check "--sync into a directory" usage "$(db rt_src)" "$WORK/x" --sync
+check "--batch over 100 into a Table endpoint" usage "$WORK/files" "$(conn "$GW")" --batch 101
+check "--since that is not a time" usage "$WORK/files" "$WORK/x" --since yesterday
+check "--resume with nothing to resume: exit 3" bash -c '"$0" "$1" "$2" --resume --state "$3" >/dev/null 2>&1; [ $? -eq 3 ]' "$C" "$WORK/files" "$(db rt_dst)" "$WORK/none.state"
+echo '{"segment":' >"$WORK/damaged.state"
+check "a damaged checkpoint: exit 3, nothing written" bash -c '"$0" "$1" "$2" --resume --state "$3" >/dev/null 2>&1; [ $? -eq 3 ]' "$C" "$WORK/files" "$(db rt_dst)" "$WORK/damaged.state"
+mkdir -p "$WORK/trunc"
+zcat "$WORK/kfiles/Big.jsonl.gz" | head -1000 | gzip >"$WORK/trunc/Cut.jsonl.gz.full"
+head -c 20000 "$WORK/trunc/Cut.jsonl.gz.full" >"$WORK/trunc/Cut.jsonl.gz"
+rm "$WORK/trunc/Cut.jsonl.gz.full"
+mkdb tr_dst
+check "a truncated gzip file: exit 3, not 0" bash -c '"$0" "$1" "$2" --state "$3" >"$3.log" 2>&1; [ $? -eq 3 ] && grep -q "truncated\|ends early" "$3.log"' "$C" "$WORK/trunc" "$(db tr_dst)" "$WORK/tr.state"
+check "a missing table named by --tables: exit 3" bash -c '"$0" "$1" "$2" --tables Nope --state "$3" >/dev/null 2>&1; [ $? -eq 3 ]' "$C" "$WORK/files" "$WORK/y" "$WORK/nope.state"
+check "an unreachable endpoint gives up within --retries" bash -c '"$0" "$1" "$2" --retries 2 --state "$3" >/dev/null 2>&1; [ $? -eq 3 ]' "$C" "$(conn 1)" "$WORK/z" "$WORK/unreach.state"
+
+echo "copy: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -6,7 +6,8 @@
 //   - Get Table Service Stats: the -secondary endpoint only (400 on the primary, as the service);
 //   - CORS: allowed origins with wildcards, Vary: Origin when no rule matches, a preflight without
 //     Access-Control-Request-Method;
-//   - If-Match: w/"…" (the weak prefix in lower case).
+//   - If-Match: w/"…" (the weak prefix in lower case);
+//   - a trailing '/' after the resource (Tables/, t()/, $batch/); a SAS field given twice.
 // Started by test/gateway/run.sh:  node compat_test.mjs --port N
 import crypto from 'node:crypto';
 import { DEV, args, errCode, ok, req, summary } from './http_lib.mjs';
@@ -229,6 +230,42 @@ await r({ method: 'POST', path: '/Tables', body: { TableName: T } });
 		const res = await r({ method: 'PUT', path: `/${T}(PartitionKey='q',RowKey='1')`, body: { PartitionKey: 'q', RowKey: '1' }, headers: { 'If-Match': bad } });
 		ok(res.status === 400 && errCode(res) === 'InvalidInput', `If-Match ${bad}: still 400 InvalidInput`, `${res.status} ${errCode(res)}`);
 	}
+}
+
+// ---------------------------------------------------------------- a trailing '/' after the resource
+// (Azurite's REST tests send Tables/ and $batch/; scripts written against the service list tables
+// at https://<account>.table.core.windows.net/Tables/, signed over that path)
+{
+	const name = 'slash' + crypto.randomBytes(4).toString('hex');
+	const made = await r({ method: 'POST', path: '/Tables/', body: { TableName: name } });
+	ok(made.status === 201 && made.json?.TableName === name, 'POST /Tables/: 201, the table created', `${made.status} ${errCode(made)}`);
+	const listed = await r({ path: '/Tables/' });
+	ok(listed.status === 200 && listed.json?.value?.some((t) => t.TableName === name), 'GET /Tables/: the tables', `${listed.status} ${errCode(listed)}`);
+	const ins = await r({ method: 'POST', path: `/${name}()/`, body: { PartitionKey: 'a', RowKey: 'b' } });
+	const one = await r({ path: `/${name}(PartitionKey='a',RowKey='b')/` });
+	const page = await r({ path: `/${name}/` });
+	ok(ins.status === 201 && one.status === 200 && one.json?.RowKey === 'b' && page.status === 200 && page.json?.value?.length === 1,
+		't()/, the entity\'s address and t/ with a trailing /', `${ins.status} ${one.status} ${page.status}`);
+	const b = 'batch_' + crypto.randomUUID();
+	const viaBatch = await r({ method: 'POST', path: '/$batch/', body: batchBody(b, [subRequest('GET', `/${name}(PartitionKey='a',RowKey='b')`)]),
+		headers: { 'Content-Type': `multipart/mixed; boundary=${b}` } });
+	ok(viaBatch.status === 202 && /HTTP\/1\.1 200 OK/.test(viaBatch.text), 'POST /$batch/: 202', `${viaBatch.status} ${errCode(viaBatch)}`);
+	const two = await r({ path: '/Tables//' });
+	ok(two.status === 400 && errCode(two) === 'InvalidUri', 'two trailing slashes: still 400 InvalidUri', `${two.status} ${errCode(two)}`);
+	const noAcct = await r({ path: '/', pathAccount: `${DEV.name}/`, query: 'restype=service&comp=properties' });
+	ok(noAcct.status === 400 && errCode(noAcct) === 'InvalidUri', "'/account//' is no resource", `${noAcct.status} ${errCode(noAcct)}`);
+	await r({ method: 'DELETE', path: `/Tables('${name}')/` });
+	const gone = await r({ path: `/Tables('${name}')` });
+	ok(gone.status === 404, "DELETE /Tables('t')/: deleted", `${gone.status}`);
+}
+
+// ---------------------------------------------------------------- a SAS field given twice
+{
+	const good = await r({ path: `/${T}()`, query: tableSas(T, 'r'), noAuth: true });
+	const twice = await r({ path: `/${T}()`, query: tableSas(T, 'r') + '&sig=duplicated-signature', noAuth: true });
+	const spTwice = await r({ path: `/${T}()`, query: tableSas(T, 'r') + '&sp=raud', noAuth: true });
+	ok(good.status === 200 && twice.status === 403 && errCode(twice) === 'AuthenticationFailed' && spTwice.status === 403,
+		'a SAS whose sig (or sp) is given twice: 403 AuthenticationFailed, whatever the first signs', `${good.status} ${twice.status} ${errCode(twice)} ${spTwice.status}`);
 }
 
 await r({ method: 'DELETE', path: `/Tables('${T}')` });

@@ -388,6 +388,8 @@ query_alone(Req *r, const SubRequest *s)
 	{
 		r->meta = meta;
 		(op->id == OP_GET_ENTITY ? entities_get : entities_query) (r);
+		if (r->resp.status >= 500)
+			return;				/* the database is unavailable: a plain 503, as for a changeset */
 	}
 	wrap_alone(r);
 }

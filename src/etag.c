@@ -64,7 +64,7 @@ etag_if_match_valid(text *if_match)
 
 	if (len == 1 && s[0] == '*')
 		return true;
-	if (len < 5 || len > ETAG_MAX_LEN || memcmp(s, "W/\"", 3) != 0 || s[len - 1] != '"')
+	if (len < 5 || len > ETAG_MAX_LEN || !etag_text_weak(s, len) || s[len - 1] != '"')
 		return false;
 	for (int i = 3; i < len - 1; i++)
 	{

@@ -47,11 +47,20 @@ next_char(const char *s, size_t len, size_t *i)
 }
 
 bool
+etag_text_weak(const char *s, size_t len)
+{
+	return len >= 3 && (s[0] == 'W' || s[0] == 'w') && s[1] == '/' && s[2] == '"';
+}
+
+bool
 etag_text_same(const char *a, size_t alen, const char *b, size_t blen)
 {
 	size_t		i = 0,
 				j = 0;
 
+	/* the weak prefix in either case (If-Match: w/"..." is the same ETag) */
+	if (etag_text_weak(a, alen) && etag_text_weak(b, blen))
+		i = j = 1;
 	while (i < alen && j < blen)
 		if (next_char(a, alen, &i) != next_char(b, blen, &j))
 			return false;

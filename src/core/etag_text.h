@@ -30,9 +30,13 @@ extern int	etag_text_format(int64 ticks, char *buf);
 /* Which form s has; for the two forms, the Timestamp it carries in *ticks. */
 extern EtagTextForm etag_text_parse(const char *s, size_t len, int64 *ticks);
 
+/* Does s start with the weak prefix, W/" or w/" (HTTP's "W/" is case-sensitive; the service's is not)? */
+extern bool etag_text_weak(const char *s, size_t len);
+
 /*
- * Are a and b the same ETag, a colon written ':', %3A or %3a alike? Clients that build the ETag
- * from the Timestamp (azure-storage 2.x with nometadata) write its colons as they are.
+ * Are a and b the same ETag, a colon written ':', %3A or %3a alike, the weak prefix W/ or w/?
+ * Clients that build the ETag from the Timestamp (azure-storage 2.x with nometadata) write its
+ * colons as they are.
  */
 extern bool etag_text_same(const char *a, size_t alen, const char *b, size_t blen);
 

@@ -9,6 +9,8 @@
  *   failure: one part with the failing operation's status and an error whose message value
  *            starts with "N:" (0-based index), except for a 412, as the service answers;
  *   no operation: an empty changesetresponse.
+ * A batch may instead hold one query alone, outside a changeset (the service's rule: a query is
+ * submitted singly): its answer is the batch's one part, no changeset (query_alone).
  * Each part's inner HTTP response ends with its blank line and (possibly empty) body; the CRLF
  * before the next "--" belongs to the boundary (RFC 2046 §5.1.1), as the service writes it.
  * The metadata level of a part's answer is the part's Accept; the $batch request's own Accept
@@ -72,20 +74,32 @@ answer_init(Answer *a)
 
 /* A part's boundary, its MIME headers, and the inner response's status line and first headers. */
 static void
-part_begin(Answer *a, int status)
+part_open(Buf *b, const char *boundary, int status)
 {
-	buf_printf(&a->parts, "--%s\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n", a->cs);
-	buf_printf(&a->parts, "HTTP/1.1 %d %s\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nDataServiceVersion: 3.0;\r\n",
+	buf_printf(b, "--%s\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n", boundary);
+	buf_printf(b, "HTTP/1.1 %d %s\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nDataServiceVersion: 3.0;\r\n",
 			   status, http_reason(status));
 }
 
 /* The end of a part: its headers' blank line, its body, and the CRLF of the boundary that follows. */
 static void
+part_close(Buf *b, const char *body, size_t len)
+{
+	buf_puts(b, "\r\n");
+	buf_append(b, body, len);
+	buf_puts(b, "\r\n");
+}
+
+static void
+part_begin(Answer *a, int status)
+{
+	part_open(&a->parts, a->cs, status);
+}
+
+static void
 part_end(Answer *a, const char *body, size_t len)
 {
-	buf_puts(&a->parts, "\r\n");
-	buf_append(&a->parts, body, len);
-	buf_puts(&a->parts, "\r\n");
+	part_close(&a->parts, body, len);
 }
 
 /* The answer: 202 with the batch response holding the changeset response. Frees the parts. */
@@ -290,6 +304,96 @@ success_parts(Req *r, PGresult *res, const OpInfo *info, int n)
 	render(r, &a);
 }
 
+/*
+ * The answer the handler left in r->resp, made the batch's one part: 202 with a batchresponse
+ * holding that response (its status, headers but x-ms-error-code, body), no changeset.
+ */
+static void
+wrap_alone(Req *r)
+{
+	Buf			out;
+	char		bs[64],
+				id[37];
+
+	uuid_v4(id);
+	snprintf(bs, sizeof(bs), "batchresponse_%s", id);
+	buf_init(&out);
+	part_open(&out, bs, r->resp.status);
+	if (r->resp.content_type)
+		buf_printf(&out, "Content-Type: %s\r\n", r->resp.content_type);
+	for (int i = 0; i < r->resp.nheaders; i++)
+		if (!ascii_ieq(r->resp.headers[i].name, "x-ms-error-code"))
+			buf_printf(&out, "%s: %s\r\n", r->resp.headers[i].name, r->resp.headers[i].value);
+	part_close(&out, r->resp.body.data ? r->resp.body.data : "", r->resp.body.len);
+	buf_printf(&out, "--%s--\r\n", bs);
+	if (r->resp.body.failed)
+		out.failed = true;
+	buf_free(&r->resp.body);
+	r->resp.body = out;
+	r->resp.nheaders = 0;
+	r->resp.error_code = NULL;
+	r->resp.status = 202;
+	r->resp.content_type = arena_printf(&r->arena, "multipart/mixed; boundary=%s", bs);
+}
+
+/*
+ * A batch of one query alone, outside a changeset (the service allows a query only so): a point
+ * read or a query of the table, answered by the handler that answers it at top level (its SAS
+ * permission, metadata level by the part's Accept, routing), then wrapped as the batch's part.
+ * Anything else alone is 400 InvalidInput: writes belong in the changeset.
+ */
+static void
+query_alone(Req *r, const SubRequest *s)
+{
+	Target		t;
+	const char *err = NULL;
+	const char *host = authority_of(&r->arena, s->url);
+	const char *why = NULL;
+	const char *allowed = NULL;
+	const char *refused;
+	const OpDef *op;
+	OpResource	res;
+	MetaLevel	meta = r->meta;
+
+	if (!target_parse(&r->arena, s->url, s->url_len, host ? host : r->host, is_account_cb, NULL, &t, &err))
+	{
+		resp_error(r, "InvalidInput", "The batch's operation: %s.", err);
+		return;
+	}
+	res = ops_resource(&t, query_get(&t.query, "restype"), query_get(&t.query, "comp"), &why);
+	op = res == OPR_NONE || s->x_http_method ? NULL : ops_find(res, s->method, s->if_match != NULL, &allowed);
+	if (op == NULL || (op->id != OP_GET_ENTITY && op->id != OP_QUERY_ENTITIES))
+	{
+		resp_error(r, "InvalidInput",
+				   "An operation outside the changeset must be a query (GET of an entity or of the table); writes belong in the changeset.");
+		return;
+	}
+	if (strcmp(t.account, r->account->name) != 0)
+	{
+		resp_error(r, "InvalidInput", "A batch operation addresses another account.");
+		return;
+	}
+	refused = meta_of_accept(s->accept, &meta);
+	if (refused == NULL && r->sas != NULL && (refused = sas_allows(r->sas, &op->sas, t.table, &why)) != NULL)
+	{
+		resp_error(r, refused, "%s", why);
+		wrap_alone(r);
+		return;
+	}
+	r->target = t;
+	r->op = op;
+	if (refused != NULL)
+		resp_error(r, refused, "Use application/json.");
+	else
+	{
+		r->meta = meta;
+		(op->id == OP_GET_ENTITY ? entities_get : entities_query) (r);
+		if (r->resp.status >= 500)
+			return;				/* the database is unavailable: a plain 503, as for a changeset */
+	}
+	wrap_alone(r);
+}
+
 void
 changeset_handle(Req *r)
 {
@@ -307,6 +411,11 @@ changeset_handle(Req *r)
 	if (!batch_parse(&r->arena, r->content_type, body, r->body.len, &br, &err))
 	{
 		resp_error(r, "InvalidInput", "The batch request body is malformed: %s.", err);
+		return;
+	}
+	if (br.alone)
+	{
+		query_alone(r, &br.ops[0]);
 		return;
 	}
 	if (br.n > TS_BATCH_MAX_OPERATIONS)

@@ -4,11 +4,12 @@
  *   preflight: OPTIONS with Origin and Access-Control-Request-Method (and -Headers), answered
  *     before authentication: 200 with Access-Control-Allow-Origin/-Methods/-Headers/-Max-Age when
  *     a rule allows the origin, the method and every requested header; 403 CorsPreflightFailure
- *     otherwise (also when no rule is set); 400 without the two headers.
+ *     otherwise (also when no rule is set); 400 InvalidHeaderValue without the two headers.
  *   actual requests with Origin: the answer (whatever its status) carries
  *     Access-Control-Allow-Origin and -Expose-Headers when a rule allows the origin and the
- *     method (methods compare case-sensitively, as HTTP's do); otherwise no CORS header, and the
- *     request is served as any other. Exposed headers name concrete headers: a rule's "x-ms-*"
+ *     method (methods compare case-sensitively, as HTTP's do); otherwise no CORS header but
+ *     Vary: Origin when the account has rules, and the request is served as any other.
+ *     Which origins a rule allows (wildcards included): props.h. Exposed headers name concrete headers: a rule's "x-ms-*"
  *     becomes the answer's x-ms-* headers (continuations included), since browsers take no
  *     wildcard there.
  *
@@ -56,8 +57,8 @@ cors_preflight(Req *r)
 	if (r->origin == NULL || r->ac_request_method == NULL || !echoable(r->origin) ||
 		!echoable(r->ac_request_method) || (r->ac_request_headers && !echoable(r->ac_request_headers)))
 	{
-		resp_error(r, "MissingRequiredHeader",
-				   "A CORS preflight request needs the headers Origin and Access-Control-Request-Method.");
+		/* the service's code and text for a preflight without them */
+		resp_error_fields(r, "InvalidHeaderValue", "A required CORS header is not present.", NULL, 0);
 		return;
 	}
 	if (!service_props_current(r, &p, true) ||
@@ -87,7 +88,12 @@ cors_actual(Req *r, bool may_load)
 		return;
 	rule = props_cors_match(&p, r->origin, r->method, NULL);
 	if (rule == NULL)
+	{
+		/* the answer depends on the Origin (another one may be allowed): caches must know */
+		if (p.ncors > 0)
+			resp_header(r, "Vary", "Origin");
 		return;
+	}
 	allow_origin(r, rule);
 	if (rule->exposed_headers == NULL)
 		return;

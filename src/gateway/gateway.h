@@ -194,6 +194,12 @@ extern void resp_xml(Req *r, int status, Buf *doc);	/* takes the document's buff
 /* An error: the service's text for code, then tablestore's detail (fmt may be NULL: none). */
 extern void resp_error(Req *r, const char *code, const char *fmt,...) __attribute__((format(printf, 3, 4)));
 extern void resp_error_status(Req *r, int status, const char *code, const char *detail);
+/*
+ * An error as the service writes some: text its own message for this condition (NULL: the code's),
+ * and in an XML body detail elements after <Message> (fields: element, value, element, value...;
+ * <HeaderName>x-ms-version</HeaderName>); a JSON body has no place for them.
+ */
+extern void resp_error_fields(Req *r, const char *code, const char *text, const char *const *fields, int nfields);
 extern const char *meta_content_type(MetaLevel m);
 extern void error_body_json(Buf *b, const char *code, int op_index, const char *detail, const char *request_id);
 

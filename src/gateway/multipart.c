@@ -3,8 +3,9 @@
  *
  * A part runs from the line after "--boundary" to the line break before the next "--boundary"
  * that starts a line. Part headers end at the first empty line. The batch holds exactly one
- * changeset part (Content-Type multipart/mixed; boundary=...), whose parts are application/http
- * sub-requests; a changeset may hold none (the service answers it with an empty changeset).
+ * part: a changeset (Content-Type multipart/mixed; boundary=...), whose parts are application/http
+ * sub-requests; a changeset may hold none (the service answers it with an empty changeset); or
+ * one application/http sub-request alone (what it may be - a query - is changeset.c's to say).
  */
 #include "multipart.h"
 
@@ -336,6 +337,7 @@ batch_parse(Arena *a, const char *content_type, const char *body, size_t len, Ba
 
 	out->ops = NULL;
 	out->n = 0;
+	out->alone = false;
 	if (b == NULL)
 	{
 		*err = "the batch Content-Type is not multipart/mixed with a boundary";
@@ -345,13 +347,29 @@ batch_parse(Arena *a, const char *content_type, const char *body, size_t len, Ba
 		return false;
 	if (nouter != 1)
 	{
-		*err = nouter == 0 ? "the batch holds no changeset" : "the batch must hold exactly one changeset";
+		*err = nouter == 0 ? "the batch holds no changeset" :
+			"the batch must hold exactly one changeset, or one query alone";
 		return false;
 	}
 	if (!read_headers(a, outer[0].start, outer[0].len, &i, part_header, &cs_ct))
 	{
 		*err = "the changeset has a malformed header";
 		return false;
+	}
+	if (cs_ct != NULL && ascii_nieq(cs_ct, "application/http", 16))
+	{
+		/* one sub-request outside a changeset */
+		out->ops = arena_alloc(a, sizeof(SubRequest));
+		if (out->ops == NULL)
+		{
+			*err = "out of memory";
+			return false;
+		}
+		if (!parse_sub_request(a, &outer[0], &out->ops[0], err))
+			return false;
+		out->n = 1;
+		out->alone = true;
+		return true;
 	}
 	cs_b = multipart_boundary(a, cs_ct);
 	if (cs_b == NULL)

@@ -1,7 +1,9 @@
 /*
  * multipart.h - the multipart/mixed parser of a $batch request: one changeset, each part an
- * application/http sub-request (request line with an absolute or origin-form URL, headers, body).
- * CRLF and LF-only line endings are both accepted. Pure: no libmicrohttpd, no libpq (fuzzed).
+ * application/http sub-request (request line with an absolute or origin-form URL, headers, body),
+ * or one application/http sub-request alone, outside any changeset (a query, as the service
+ * allows one singly in a batch). CRLF and LF-only line endings are both accepted. Pure: no
+ * libmicrohttpd, no libpq (fuzzed).
  */
 #ifndef GW_MULTIPART_H
 #define GW_MULTIPART_H
@@ -29,6 +31,7 @@ typedef struct BatchRequest
 {
 	SubRequest *ops;
 	int			n;
+	bool		alone;			/* ops[0] is the batch's one part, outside a changeset (n = 1) */
 } BatchRequest;
 
 /* The boundary parameter of a multipart Content-Type (quotes removed); NULL if absent/invalid. */

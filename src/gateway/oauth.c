@@ -210,9 +210,16 @@ issuer_ok(const char *iss)
 	return false;
 }
 
+/*
+ * Azure Storage (https://storage.azure.com, its application id) or this account's table endpoint
+ * in one of the clouds (a token for an account of the national clouds names its cloud's suffix),
+ * with or without a trailing '/' (a v1 token's aud is the resource as the client asked for it).
+ */
 static bool
 audience_ok(const char *aud, const char *account)
 {
+	static const char *const suffixes[] = {"core.windows.net", "core.chinacloudapi.cn", "core.usgovcloudapi.net",
+	"core.cloudapi.de", NULL};
 	char		own[160];
 	size_t		n = strlen(aud);
 
@@ -221,8 +228,13 @@ audience_ok(const char *aud, const char *account)
 	if ((n == 25 && strncmp(aud, "https://storage.azure.com", 25) == 0) ||
 		strcmp(aud, "e406a681-f3d4-42a8-90b6-c2b029497af1") == 0)
 		return true;
-	snprintf(own, sizeof(own), "https://%s.table.core.windows.net", account);
-	return n == strlen(own) && strncmp(aud, own, n) == 0;
+	for (int i = 0; suffixes[i]; i++)
+	{
+		snprintf(own, sizeof(own), "https://%s.table.%s", account, suffixes[i]);
+		if (n == strlen(own) && strncmp(aud, own, n) == 0)
+			return true;
+	}
+	return false;
 }
 
 static bool

@@ -99,7 +99,7 @@ struct Req;
 	  indexing_set, SQL_SET_INDEXING, 0, 0, 0, false, NULL, OPF_DB | OPF_WRITE, PK_NONE) \
 	X(OP_QUERY_ENTITIES, "Query Entities", OPR_TABLE | OPR_TABLE_PARENS, "GET", IFM_ANY, \
 	  entities_query, SQL_QUERY_ENTITIES, SAS_T_OBJECT, SAS_P_READ, 0, true, NULL, OPF_DB, PK_FILTER) \
-	X(OP_INSERT_ENTITY, "Insert Entity", OPR_TABLE, "POST", IFM_ANY, \
+	X(OP_INSERT_ENTITY, "Insert Entity", OPR_TABLE | OPR_TABLE_PARENS, "POST", IFM_ANY, \
 	  entities_insert, SQL_INSERT_ENTITY, SAS_T_OBJECT, SAS_P_ADD, 0, true, "insert", OPF_DB | OPF_WRITE, PK_BODY) \
 	X(OP_GET_ENTITY, "Query Entities (one entity)", OPR_ENTITY, "GET", IFM_ANY, \
 	  entities_get, SQL_GET_ENTITY, SAS_T_OBJECT, SAS_P_READ, 0, true, NULL, OPF_DB, PK_URL) \

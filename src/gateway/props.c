@@ -2,7 +2,7 @@
  * props.c - service properties (see props.h), with the service's rules: Version 1.0; Delete, Read,
  * Write, Enabled, IncludeAPIs true or false; RetentionPolicy Days 1-365 when Enabled; IncludeAPIs
  * only with Enabled metrics (whose Version and RetentionPolicy may be left out); at most 5 CorsRule, each with AllowedOrigins ("*" or up to 64
- * origins), AllowedMethods (DELETE GET HEAD MERGE PATCH POST OPTIONS PUT), AllowedHeaders and
+ * origins, each of which may hold wildcards), AllowedMethods (DELETE GET HEAD MERGE PATCH POST OPTIONS PUT), AllowedHeaders and
  * ExposedHeaders (up to 64 names, a trailing * is a prefix), MaxAgeInSeconds >= 0.
  */
 #include "props.h"
@@ -148,11 +148,12 @@ list_ok(const char *s, bool (*ok) (const char *item, size_t n), bool star_alone)
 	return items > 0;
 }
 
+/* an origin, possibly with wildcards ("http://" "*.contoso.com", "https://www.fabrikam.com/" "*") */
 static bool
 origin_ok(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char) s[i] <= ' ' || (unsigned char) s[i] >= 0x7f || s[i] == '*')
+		if ((unsigned char) s[i] <= ' ' || (unsigned char) s[i] >= 0x7f)
 			return false;
 	return true;
 }
@@ -353,6 +354,77 @@ in_list(const char *list, const char *item, size_t n, bool prefix, bool exact_ca
 	return false;
 }
 
+/* The scheme and authority of an allowed origin: a path after them is dropped (an Origin has none). */
+static size_t
+origin_length(const char *p, size_t l)
+{
+	size_t		i = 0;
+
+	while (i + 3 <= l && memcmp(p + i, "://", 3) != 0)
+		i++;
+	i = i + 3 <= l ? i + 3 : 0;
+	while (i < l && p[i] != '/')
+		i++;
+	return i;
+}
+
+/*
+ * Does s match pat, ignoring ASCII case, each '*' of pat standing for one or more characters?
+ * The classic wildcard walk: on a mismatch, the last '*' seen takes one more character.
+ */
+static bool
+wildcard_ieq(const char *pat, size_t pl, const char *s, size_t sl)
+{
+	size_t		pi = 0,
+				si = 0,
+				star = pl,		/* none yet */
+				mark = 0;
+
+	while (si < sl)
+	{
+		if (pi < pl && pat[pi] == '*')
+		{
+			star = pi++;
+			mark = ++si;		/* at least one character */
+		}
+		else if (pi < pl && ascii_nieq(pat + pi, s + si, 1))
+			pi++, si++;
+		else if (star < pl)
+		{
+			pi = star + 1;
+			si = ++mark;
+		}
+		else
+			return false;
+	}
+	return pi == pl;
+}
+
+/*
+ * Is origin allowed by the comma-separated list? "*" allows every origin; an entry is compared
+ * ignoring ASCII case, with its wildcards (wildcard_ieq) and without its path: "http://" "*.contoso.com"
+ * allows the subdomains of contoso.com over http, "https://www.fabrikam.com/" "*" that origin.
+ */
+static bool
+origin_in_list(const char *list, const char *origin)
+{
+	const char *p;
+	size_t		l,
+				n = strlen(origin);
+	bool		trailing;
+
+	while (next_item(&list, &p, &l, &trailing))
+	{
+		if (l == 1 && p[0] == '*')
+			return true;
+		l = origin_length(p, l);
+		if (memchr(p, '*', l) == NULL ? (l == n && ascii_nieq(p, origin, n)) :
+			(n <= PROPS_MAX_ORIGIN && wildcard_ieq(p, l, origin, n)))
+			return true;
+	}
+	return false;
+}
+
 static bool
 headers_allowed(const CorsRule *c, const char *headers)
 {
@@ -375,7 +447,7 @@ props_cors_match(const ServiceProps *p, const char *origin, const char *method, 
 	{
 		const CorsRule *c = &p->cors[i];
 
-		if (in_list(c->origins, origin, strlen(origin), false, false) &&
+		if (origin_in_list(c->origins, origin) &&
 			in_list(c->methods, method, strlen(method), false, true) &&
 			headers_allowed(c, request_headers))
 			return c;

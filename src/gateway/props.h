@@ -11,6 +11,7 @@
 
 #define PROPS_MAX_CORS 5
 #define PROPS_MAX_LIST 64		/* origins or headers in one rule */
+#define PROPS_MAX_ORIGIN 1024	/* a longer Origin matches no wildcard (no host name is that long) */
 #define PROPS_MAX_DOCUMENT 65536	/* the stored document's cap (tablestore.service_properties) */
 
 typedef struct Retention
@@ -73,7 +74,9 @@ extern bool props_copy(Arena *a, const ServiceProps *src, ServiceProps *dst);
 
 /*
  * The first CORS rule allowing origin, method and every header of request_headers (a
- * comma-separated list, or NULL); NULL when none does.
+ * comma-separated list, or NULL); NULL when none does. An allowed origin is "*", an origin, or an
+ * origin with wildcards ('*': one or more characters; a path after the host is ignored), all
+ * compared ignoring ASCII case.
  */
 extern const CorsRule *props_cors_match(const ServiceProps *p, const char *origin, const char *method,
 										const char *request_headers);

@@ -1,7 +1,7 @@
 /*
  * response.c - building answers: headers, JSON bodies, and the service's error bodies
  *   JSON: {"odata.error":{"code":"...","message":{"lang":"en-US","value":"<text>\nRequestId:...\nTime:...[\n<detail>]"}}}
- *   XML (service resources): <Error><Code>...</Code><Message>...</Message></Error>
+ *   XML (service resources): <Error><Code>...</Code><Message>...</Message>[<HeaderName>...]</Error>
  * with the x-ms-error-code header (and Retry-After on a 503). The message starts with the
  * service's own text for the code (errors.c); tablestore's explanation follows the Time line.
  */
@@ -68,26 +68,26 @@ resp_xml(Req *r, int status, Buf *doc)
  * and Time lines, then what tablestore adds (a bounded explanation), when it has anything.
  */
 static void
-message_value(Buf *b, const char *code, int op_index, const char *detail, const char *request_id)
+message_value(Buf *b, const char *code, const char *text, int op_index, const char *detail, const char *request_id)
 {
 	char		t[40];
 
 	iso_now(t);
 	if (op_index >= 0)
 		buf_printf(b, "%d:", op_index);
-	buf_puts(b, error_text(code));
+	buf_puts(b, text ? text : error_text(code));
 	buf_printf(b, "\nRequestId:%s\nTime:%s", request_id, t);
 	if (detail != NULL && detail[0] != '\0')
 		buf_printf(b, "\n%s", detail);
 }
 
-void
-error_body_json(Buf *b, const char *code, int op_index, const char *detail, const char *request_id)
+static void
+json_error(Buf *b, const char *code, const char *text, int op_index, const char *detail, const char *request_id)
 {
 	Buf			v;
 
 	buf_init(&v);
-	message_value(&v, code, op_index, detail, request_id);
+	message_value(&v, code, text, op_index, detail, request_id);
 	buf_puts(b, "{\"odata.error\":{\"code\":");
 	buf_json_string(b, code, strlen(code));
 	buf_puts(b, ",\"message\":{\"lang\":\"en-US\",\"value\":");
@@ -97,7 +97,15 @@ error_body_json(Buf *b, const char *code, int op_index, const char *detail, cons
 }
 
 void
-resp_error_status(Req *r, int status, const char *code, const char *detail)
+error_body_json(Buf *b, const char *code, int op_index, const char *detail, const char *request_id)
+{
+	json_error(b, code, NULL, op_index, detail, request_id);
+}
+
+/* The error answer; text and fields as resp_error_fields takes them. */
+static void
+error_answer(Req *r, int status, const char *code, const char *text, const char *const *fields, int nfields,
+			 const char *detail)
 {
 	r->resp.status = status;
 	r->resp.error_code = code;
@@ -107,24 +115,43 @@ resp_error_status(Req *r, int status, const char *code, const char *detail)
 		Buf			v;
 
 		buf_init(&v);
-		message_value(&v, code, -1, detail, r->request_id);
+		message_value(&v, code, text, -1, detail, r->request_id);
 		buf_puts(&r->resp.body, "<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>");
 		buf_xml_text(&r->resp.body, code);
 		buf_puts(&r->resp.body, "</Code><Message>");
 		buf_xml_text(&r->resp.body, v.data ? v.data : "");
-		buf_puts(&r->resp.body, "</Message></Error>");
+		buf_puts(&r->resp.body, "</Message>");
+		for (int i = 0; i + 1 < nfields; i += 2)
+		{
+			buf_printf(&r->resp.body, "<%s>", fields[i]);
+			buf_xml_text(&r->resp.body, fields[i + 1] ? fields[i + 1] : "");
+			buf_printf(&r->resp.body, "</%s>", fields[i]);
+		}
+		buf_puts(&r->resp.body, "</Error>");
 		buf_free(&v);
 		r->resp.content_type = "application/xml";
 	}
 	else
 	{
-		error_body_json(&r->resp.body, code, -1, detail, r->request_id);
+		json_error(&r->resp.body, code, text, -1, detail, r->request_id);
 		/* errors are answered in minimal metadata unless no metadata was asked for */
 		r->resp.content_type = meta_content_type(r->meta == META_NONE ? META_NONE : META_MINIMAL);
 	}
 	resp_header(r, "x-ms-error-code", code);
 	if (status == 503)
 		resp_header(r, "Retry-After", "1");
+}
+
+void
+resp_error_status(Req *r, int status, const char *code, const char *detail)
+{
+	error_answer(r, status, code, NULL, NULL, 0, detail);
+}
+
+void
+resp_error_fields(Req *r, const char *code, const char *text, const char *const *fields, int nfields)
+{
+	error_answer(r, error_status(code), code, text, fields, nfields, NULL);
 }
 
 void

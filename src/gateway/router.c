@@ -1,8 +1,8 @@
 /*
  * router.c - a request's way through the gateway, in the order listener.c calls it:
  *
- *   router_headers  as soon as the headers are in, before any of the body is read: X-HTTP-Method
- *                   tunnelling, the addressed account and resource, the operation (ops.h's
+ *   router_headers  as soon as the headers are in, before any of the body is read: x-ms-version,
+ *                   X-HTTP-Method tunnelling, the addressed account and resource, the operation (ops.h's
  *                   table), the metadata level (Accept or $format), authentication (Shared Key,
  *                   a shared access signature's signature, a bearer token: all from the headers)
  *                   and authorization (what the SAS allows, the read-only -secondary endpoint).
@@ -15,6 +15,7 @@
  */
 #include "gateway.h"
 #include "props.h"
+#include "version.h"
 
 #include <openssl/evp.h>
 #include <string.h>
@@ -345,13 +346,35 @@ operation_headers(Req *r)
 	return true;
 }
 
+/*
+ * x-ms-version, when sent, names a version the gateway accepts (version.h). false: answered 400
+ * InvalidHeaderValue in XML with the header's name and (when short and printable) its value, as
+ * the service answers before it reads anything else of the request.
+ */
+static bool
+version_ok(Req *r)
+{
+	const char *v = r->x_ms_version;
+	const char *fields[4] = {"HeaderName", "x-ms-version", "HeaderValue", v};
+	bool		echo = v != NULL && strlen(v) <= 64;
+
+	if (v == NULL || version_accepted(v, strlen(v)))
+		return true;
+	for (const char *p = v; echo && *p; p++)
+		echo = *p >= 0x20 && *p < 0x7f;
+	r->x_ms_version = NULL;		/* not echoed: the answer names the gateway's default */
+	r->xml = true;
+	resp_error_fields(r, "InvalidHeaderValue", NULL, fields, echo ? 4 : 2);
+	return false;
+}
+
 bool
 router_headers(Req *r)
 {
 	const char *err = NULL;
 
 	r->meta = META_MINIMAL;
-	if (!tunnel(r))
+	if (!version_ok(r) || !tunnel(r))
 		return false;
 	r->target_ok = target_parse(&r->arena, r->raw_uri, strlen(r->raw_uri), r->host, is_account_cb, NULL,
 								&r->target, &err);

@@ -198,6 +198,27 @@ effective(const char *token, const char *policy, const char **out)
 	return true;
 }
 
+/*
+ * Does a field of the token appear twice (…&sig=a&sig=b)? Which of the two counts is not the
+ * token's to say: such a token is malformed, whatever its first values sign.
+ */
+static bool
+field_repeated(const Query *q)
+{
+	static const char *const fields[] = {"sv", "ss", "srt", "sp", "st", "se", "sip", "spr", "sig", "si", "tn",
+	"spk", "srk", "epk", "erk", "ses", NULL};
+
+	for (int f = 0; fields[f]; f++)
+	{
+		int			seen = 0;
+
+		for (int i = 0; i < q->n; i++)
+			if (strcmp(q->items[i].name, fields[f]) == 0 && ++seen > 1)
+				return true;
+	}
+	return false;
+}
+
 SasResult
 sas_verify(const SasInput *in, const AccountKeys *keys, const SasPolicy *policy, Sas *out)
 {
@@ -218,6 +239,8 @@ sas_verify(const SasInput *in, const AccountKeys *keys, const SasPolicy *policy,
 	out->kind = param(in, "tn") ? SAS_SERVICE : SAS_ACCOUNT;
 	if (sig == NULL || param(in, "sv") == NULL)
 		return SAS_MISSING;
+	if (field_repeated(in->query))
+		return SAS_MALFORMED;
 	if (out->kind == SAS_ACCOUNT && (param(in, "ss") == NULL || param(in, "srt") == NULL))
 		return SAS_MISSING;
 	if (out->kind == SAS_ACCOUNT && si != NULL)

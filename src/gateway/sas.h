@@ -73,7 +73,7 @@ typedef enum SasResult
 {
 	SAS_OK,
 	SAS_MISSING,				/* sv, sp, se or sig (or ss/srt, tn) absent */
-	SAS_MALFORMED,				/* a field does not parse (times, permissions, sig, ranges) */
+	SAS_MALFORMED,				/* a field does not parse (times, permissions, sig, ranges) or is given twice */
 	SAS_NOT_YET_VALID,
 	SAS_EXPIRED,
 	SAS_BAD_SIGNATURE,

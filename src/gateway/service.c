@@ -3,7 +3,8 @@
  *   GET  ?restype=service&comp=properties  the stored properties (logging, metrics, CORS), or all off
  *   PUT  ?restype=service&comp=properties  merged into the stored ones (202): the elements the
  *        document names replace those stored, in tablestore.service_properties
- *   GET  ?restype=service&comp=stats       geo-replication "live" (there is no secondary)
+ *   GET  ?restype=service&comp=stats       on the -secondary endpoint, geo-replication "live" (the
+ *        secondary is this same store); on the primary 400 InvalidQueryParameterValue, as the service
  * and the per-account cache of the properties that CORS reads on every request with an Origin
  * (cors.c): reloaded when older than PROPS_CACHE_MS by a request running on the account's
  * database workers (an answer given without the database uses what is cached), refreshed at once
@@ -218,9 +219,16 @@ service_set_properties(Req *r)
 void
 service_get_stats(Req *r)
 {
+	static const char *const not_here[] = {"QueryParameterName", "comp", "QueryParameterValue", "stats", "Reason", ""};
 	char		t[64];
 	Buf			doc;
 
+	if (!r->target.secondary)
+	{
+		/* the service answers it on the secondary location endpoint only */
+		resp_error_fields(r, "InvalidQueryParameterValue", NULL, not_here, 6);
+		return;
+	}
 	http_date(t, time(NULL));
 	buf_init(&doc);
 	buf_printf(&doc, "<?xml version=\"1.0\" encoding=\"utf-8\"?><StorageServiceStats><GeoReplication>"

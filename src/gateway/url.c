@@ -406,6 +406,9 @@ target_parse(Arena *a, const char *raw, size_t raw_len, const char *host,
 		rest++;
 		rest_len--;
 	}
+	/* one trailing '/' is no part of the resource (Tables/, t()/, $batch/), as the service reads it */
+	if (rest_len > 1 && rest[rest_len - 1] == '/')
+		rest_len--;
 	dec = pct_decode(a, rest, rest_len, &dec_len);
 	if (dec == NULL)
 	{

@@ -67,6 +67,7 @@ extern bool query_has(const Query *q, const char *name);
 
 /*
  * Parse a request target (origin-form "/p?q" or absolute-form "http://h/p?q") with its Host header.
+ * One trailing '/' after the resource is no part of it (Tables/, t()/); raw_path keeps it.
  * The account is the first path segment if that names an account (path-style), else the Host's
  * first label if that does (host-style), else the first path segment (unknown account: the caller
  * refuses it). On failure returns false with *err a short reason (never echoing the input).

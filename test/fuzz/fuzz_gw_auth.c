@@ -1,6 +1,6 @@
 /*
  * fuzz_gw_auth.c - libFuzzer target: Authorization header parsing and Shared Key checking
- * (src/gateway/auth.c).
+ * (src/gateway/auth.c), and the x-ms-version rule (src/gateway/version.c) over the date line.
  *
  * Input: "<Authorization>\n<x-ms-date>\n<raw path>". Properties: a parsed header names an
  * account of 1..63 characters; checking never crashes and accepts only a signature computed
@@ -13,6 +13,7 @@
 
 #include "auth.h"
 #include "util.h"
+#include "version.h"
 
 int			LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -61,6 +62,10 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
 		/* a parsed date is a real calendar second at or after 1970, fixed width */
 		CHECK(!dated || (when >= 0 && strlen(parts[1]) == 29), "a parsed date is well-formed");
+		/* the same line as an x-ms-version (version.c): an accepted version is a YYYY-MM-DD date */
+		if (parts[1] && version_accepted(parts[1], strlen(parts[1])))
+			CHECK(strlen(parts[1]) == 10 && parts[1][4] == '-' && parts[1][7] == '-' && parts[1][0] >= '0' && parts[1][0] <= '9',
+				  "an accepted version is a date");
 		if (dated)
 			in.now = when + (time_t) (size % (2 * AUTH_MAX_SKEW + 1)) - AUTH_MAX_SKEW;
 	}

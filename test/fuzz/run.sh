@@ -21,7 +21,7 @@ CLANG=clang-14
 
 # the gateway's parsers (src/gateway), built as the gateway is: with the core's codecs
 # (src/core, for the frontend) and PostgreSQL's frontend libraries
-GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation multipart ops)
+GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation multipart ops version)
 GW_CORE=(edm json_lex sign ts_error)
 build_gw() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib version

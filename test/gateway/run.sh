@@ -80,6 +80,9 @@ tally 60 "$TS_ROOT/test/gateway/unit/gateway-unit"
 tally 150 node "$GW_TEST_DIR/raw_test.mjs" --port "$GW_PORT" --log "$GW_LOG" --account "gwtest2:$KEY1:$KEY2" --request-timeout 3
 # the wire details official clients look at (changeset framing, messages, ACL, verbose)
 tally 60 node "$GW_TEST_DIR/wire_test.mjs" --port "$GW_PORT"
+# what real clients and tools send (issue 32): inserts to t(), a query alone in a $batch,
+# x-ms-version, stats on the primary, CORS origins with wildcards and Vary, If-Match: w/"…"
+tally 90 node "$GW_TEST_DIR/compat_test.mjs" --port "$GW_PORT"
 # a table's indexing policy: Create Table's header, GET/PUT ?comp=indexingpolicy, bad input,
 # credentials, and PUTs in a loop while the index of a loaded table is built
 psql -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'

@@ -112,6 +112,9 @@ await check('bearer (basic): a token for https://storage.azure.com reads and wri
 await check('bearer (basic): the account\'s own audience and an audience list', async () => {
 	await new TableClient(endpoint(basicPort), table, tokenCredential(jwt({ aud: `https://${ACCOUNT}.table.core.windows.net/` })), opts).getEntity('p', 'r');
 	await new TableClient(endpoint(basicPort), table, tokenCredential(jwt({ aud: ['api://other', 'https://storage.azure.com/'] })), opts).getEntity('p', 'r');
+	// the account's endpoint in the national clouds (a token for such an account names its cloud)
+	for (const suffix of ['core.chinacloudapi.cn', 'core.usgovcloudapi.net/', 'core.cloudapi.de'])
+		await new TableClient(endpoint(basicPort), table, tokenCredential(jwt({ aud: `https://${ACCOUNT}.table.${suffix}` })), opts).getEntity('p', 'r');
 });
 const now = Math.floor(Date.now() / 1000);
 for (const [what, claims] of [
@@ -119,6 +122,8 @@ for (const [what, claims] of [
 	['not valid for another hour', { nbf: now + 3600 }],
 	['another audience', { aud: 'https://vault.azure.net' }],
 	['another account\'s endpoint', { aud: 'https://someoneelse.table.core.windows.net' }],
+	['another account\'s endpoint in a national cloud', { aud: 'https://someoneelse.table.core.chinacloudapi.cn' }],
+	['this account\'s endpoint of another service', { aud: `https://${ACCOUNT}.blob.core.windows.net` }],
 	['an issuer that is not Entra ID', { iss: 'https://evil.example/tenant/' }],
 	['no exp', { exp: undefined }],
 ]) {

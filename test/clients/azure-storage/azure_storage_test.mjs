@@ -92,8 +92,12 @@ async function tableChecks() {
 		wantErr(await call(svc, 'deleteTable', names[0]), 404, 'ResourceNotFound', 'delete again');
 	});
 	await check('getServiceStats and Get/Set Table Service Properties (a CORS rule kept)', async () => {
-		const st = must(await call(svc, 'getServiceStats'), 'stats');
+		// stats are answered on the secondary endpoint only (400 on the primary, as the service):
+		// the client asks its primary unless told the secondary, which a path-style endpoint names
+		const secondary = azure.createTableService(connectionString(A.port).replace('/devstoreaccount1;', '/devstoreaccount1-secondary;'));
+		const st = must(await call(secondary, 'getServiceStats'), 'stats');
 		eq(st.result.GeoReplication?.Status, 'live', 'geo-replication');
+		wantErr(await call(svc, 'getServiceStats'), 400, 'InvalidQueryParameterValue', 'stats on the primary');
 		const p = must(await call(svc, 'getServiceProperties'), 'get').result;
 		p.Cors = { CorsRule: [{ AllowedOrigins: ['https://node.example'], AllowedMethods: ['GET', 'MERGE'], AllowedHeaders: ['x-ms-meta-a'],
 			ExposedHeaders: ['x-ms-meta-b'], MaxAgeInSeconds: 30 }] };

@@ -1,7 +1,8 @@
 /*
  * unit.c - the gateway's C unit tests: the table of operations (ops.h), the error mapping
  * (errors.c over the extension's error table), URL and SAS parsing, the changeset parser, the
- * XML reader, CORS exposed headers, the CRC64 of x-ms-content-crc64, base64 capacity.
+ * XML reader, CORS exposed headers and allowed origins, x-ms-version, the CRC64 of
+ * x-ms-content-crc64, base64 capacity.
  * Built by `make gateway-unit` (linked with every gateway object but main's); run by
  * test/gateway/run.sh. Prints one line per check and "N passed, N failed"; exits non-zero on a
  * failure.
@@ -13,6 +14,7 @@
 #include "props.h"
 #include "sas.h"
 #include "ts_error.h"
+#include "version.h"
 #include "xml.h"
 
 #include <openssl/hmac.h>
@@ -64,6 +66,7 @@ test_operations(void)
 		{OPR_TABLE, "GET", false, OP_QUERY_ENTITIES},
 		{OPR_TABLE_PARENS, "GET", false, OP_QUERY_ENTITIES},
 		{OPR_TABLE, "POST", false, OP_INSERT_ENTITY},
+		{OPR_TABLE_PARENS, "POST", false, OP_INSERT_ENTITY},	/* the legacy .NET clients' inserts */
 		{OPR_ENTITY, "GET", false, OP_GET_ENTITY},
 		{OPR_ENTITY, "PUT", true, OP_UPDATE_ENTITY},
 		{OPR_ENTITY, "PUT", false, OP_INSERT_OR_REPLACE},
@@ -93,7 +96,7 @@ test_operations(void)
 	/* verbs no operation has: 405 with the resource's Allow list */
 	CHECK(ops_find(OPR_ENTITY, "POST", false, &allowed) == NULL && allowed &&
 		  strcmp(allowed, "GET, PUT, MERGE, PATCH, DELETE") == 0, "entity Allow: %s", allowed ? allowed : "-");
-	CHECK(ops_find(OPR_TABLE_PARENS, "POST", false, &allowed) == NULL && allowed && strcmp(allowed, "GET") == 0,
+	CHECK(ops_find(OPR_TABLE_PARENS, "PUT", false, &allowed) == NULL && allowed && strcmp(allowed, "GET, POST") == 0,
 		  "t() Allow: %s", allowed ? allowed : "-");
 	CHECK(ops_find(OPR_TABLES_ONE, "PUT", false, &allowed) == NULL && allowed && strcmp(allowed, "GET, DELETE") == 0,
 		  "Tables('t') Allow: %s", allowed ? allowed : "-");
@@ -299,6 +302,17 @@ test_urls(void)
 		  "service stats");
 	CHECK(!target_parse(&a, "/acct/t(PartitionKey='%00',RowKey='b')", 38, NULL, accounts_cb, NULL, &t, &err),
 		  "an encoded NUL is refused");
+	/* one trailing '/' is no part of the resource */
+	CHECK(target_parse(&a, "/acct/Tables/", 13, NULL, accounts_cb, NULL, &t, &err) && t.kind == RES_TABLES &&
+		  strcmp(t.raw_path, "/acct/Tables/") == 0, "Tables/ (the raw path kept for signatures)");
+	CHECK(target_parse(&a, "/acct/t()/?$top=1", 17, NULL, accounts_cb, NULL, &t, &err) && t.kind == RES_TABLE && t.table_parens,
+		  "t()/");
+	CHECK(target_parse(&a, "/acct/$batch/", 13, NULL, accounts_cb, NULL, &t, &err) && t.kind == RES_BATCH, "$batch/");
+	CHECK(target_parse(&a, "/acct/t(PartitionKey='a/',RowKey='b')/", 38, NULL, accounts_cb, NULL, &t, &err) &&
+		  t.kind == RES_ENTITY && strcmp(t.pk, "a/") == 0, "an entity's address with a trailing / (a / in a key kept)");
+	CHECK(target_parse(&a, "/acct/", 6, NULL, accounts_cb, NULL, &t, &err) && t.kind == RES_SERVICE, "/acct/ is the account");
+	CHECK(!target_parse(&a, "/acct/Tables//", 14, NULL, accounts_cb, NULL, &t, &err), "Tables// is no resource");
+	CHECK(!target_parse(&a, "/acct//", 7, NULL, accounts_cb, NULL, &t, &err), "/acct// is no resource");
 	arena_free(&a);
 }
 
@@ -379,6 +393,37 @@ test_parsers(void)
 		CHECK(batch_parse(&a, "multipart/mixed; boundary=batch_1", blank, strlen(blank), &br, &err) && br.n == 0,
 			  "a changeset of one blank part (azure-data-tables' empty transaction) has no operation (%s)", err ? err : "");
 	}
+	/* one query alone, outside a changeset (LF-only too); two parts, or a query beside a changeset, are not a batch */
+	{
+		const char *alone = "--batch_1\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n"
+			"GET http://h/acct/t(PartitionKey='a',RowKey='b') HTTP/1.1\r\nAccept: application/json;odata=nometadata\r\n\r\n--batch_1--\r\n";
+		const char *lf = "--batch_1\nContent-Type: application/http\n\nGET /acct/t() HTTP/1.1\n\n--batch_1--\n";
+		const char *two = "--batch_1\r\nContent-Type: application/http\r\n\r\nGET /acct/t() HTTP/1.1\r\n\r\n"
+			"--batch_1\r\nContent-Type: application/http\r\n\r\nGET /acct/t() HTTP/1.1\r\n\r\n--batch_1--\r\n";
+		const char *beside = "--batch_1\r\nContent-Type: multipart/mixed; boundary=changeset_2\r\n\r\n--changeset_2--\r\n"
+			"--batch_1\r\nContent-Type: application/http\r\n\r\nGET /acct/t() HTTP/1.1\r\n\r\n--batch_1--\r\n";
+		const char *text = "--batch_1\r\nContent-Type: text/plain\r\n\r\nGET /acct/t() HTTP/1.1\r\n\r\n--batch_1--\r\n";
+
+		err = NULL;
+		CHECK(batch_parse(&a, "multipart/mixed; boundary=batch_1", alone, strlen(alone), &br, &err) && br.n == 1 && br.alone &&
+			  strcmp(br.ops[0].method, "GET") == 0 && strcmp(br.ops[0].accept, "application/json;odata=nometadata") == 0,
+			  "a query alone parses to one operation outside a changeset (%s)", err ? err : "");
+		CHECK(batch_parse(&a, "multipart/mixed; boundary=batch_1", lf, strlen(lf), &br, &err) && br.n == 1 && br.alone &&
+			  strcmp(br.ops[0].url, "/acct/t()") == 0, "... with LF-only line endings (%s)", err ? err : "");
+		{
+			/* the headers run to the boundary, no blank line (as Azurite's REST tests write it) */
+			const char *bare = "--batch_1\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n"
+				"GET http://h/acct/t(PartitionKey='a',RowKey='2')? HTTP/1.1\r\nAccept: application/json\r\n--batch_1--\r\n";
+
+			CHECK(batch_parse(&a, "multipart/mixed; boundary=batch_1", bare, strlen(bare), &br, &err) && br.n == 1 && br.alone &&
+				  br.ops[0].body_len == 0 && strcmp(br.ops[0].accept, "application/json") == 0,
+				  "a query alone whose headers end at the boundary (%s)", err ? err : "");
+		}
+		CHECK(!batch_parse(&a, "multipart/mixed; boundary=batch_1", two, strlen(two), &br, &err), "two queries are refused");
+		CHECK(!batch_parse(&a, "multipart/mixed; boundary=batch_1", beside, strlen(beside), &br, &err), "a query beside a changeset is refused");
+		CHECK(!batch_parse(&a, "multipart/mixed; boundary=batch_1", text, strlen(text), &br, &err), "a part neither a changeset nor a request is refused");
+		CHECK(batch_parse(&a, "multipart/mixed; boundary=batch_1", empty, strlen(empty), &br, &err) && !br.alone, "a changeset is not alone");
+	}
 	CHECK(xml_parse(&a, decl, strlen(decl), &e, &err) != NULL, "the XML declaration is read");
 	CHECK(xml_parse(&a, pi, strlen(pi), &e, &err) == NULL, "a processing instruction is refused");
 	CHECK(xml_parse(&a, late, strlen(late), &e, &err) == NULL, "a declaration after whitespace is refused");
@@ -411,6 +456,30 @@ test_parsers(void)
 		CHECK(props_parse(&a, doc, strlen(doc), &p, &err), "CORS rules parse (%s)", err ? err : "");
 		CHECK(props_cors_match(&p, "http://x", "GET", NULL) != NULL, "a listed method matches");
 		CHECK(props_cors_match(&p, "http://x", "get", NULL) == NULL, "methods compare case-sensitively");
+	}
+	/* allowed origins with wildcards: '*' stands for one or more characters, a path is dropped */
+	{
+		ServiceProps p;
+		const char *doc = "<?xml version=\"1.0\"?><StorageServiceProperties><Cors><CorsRule>"
+			"<AllowedOrigins>https://www.fabrikam.com/*, http://*.contoso.com,http://exact.example,http://a*b*c.example</AllowedOrigins>"
+			"<AllowedMethods>GET</AllowedMethods><MaxAgeInSeconds>5</MaxAgeInSeconds></CorsRule></Cors></StorageServiceProperties>";
+		const char *const yes[] = {"https://www.fabrikam.com", "http://app.contoso.com", "http://a.b.contoso.com", "HTTP://App.Contoso.COM",
+		"http://exact.example", "http://aXbYc.example", "http://abbbbbbc.example", "http://a-b-c-b-c.example", NULL};
+		const char *const no[] = {"http://www.fabrikam.com", "https://www.fabrikam.com.evil", "https://app.contoso.com", "http://contoso.com",
+			"http://.contoso.com.evil", "http://evilcontoso.com", "http://app.contoso.com:80x", "http://exact.example.evil", "http://ac.example", "http://abc.example",
+		"http://abc.example.x", "", NULL};
+		char		longer[PROPS_MAX_ORIGIN + 32];
+
+		CHECK(props_parse(&a, doc, strlen(doc), &p, &err), "origins with wildcards parse (%s)", err ? err : "");
+		for (int i = 0; yes[i]; i++)
+			CHECK(props_cors_match(&p, yes[i], "GET", NULL) != NULL, "origin %s is allowed", yes[i]);
+		for (int i = 0; no[i]; i++)
+			CHECK(props_cors_match(&p, no[i], "GET", NULL) == NULL, "origin %s is not allowed", no[i]);
+		snprintf(longer, sizeof(longer), "http://%0*d.contoso.com", PROPS_MAX_ORIGIN, 0);
+		CHECK(props_cors_match(&p, longer, "GET", NULL) == NULL, "an origin over %d characters matches no wildcard", PROPS_MAX_ORIGIN);
+		doc = "<?xml version=\"1.0\"?><StorageServiceProperties><Cors><CorsRule><AllowedOrigins>http://a b</AllowedOrigins>"
+			"<AllowedMethods>GET</AllowedMethods><MaxAgeInSeconds>5</MaxAgeInSeconds></CorsRule></Cors></StorageServiceProperties>";
+		CHECK(!props_parse(&a, doc, strlen(doc), &p, &err), "an origin with a space is refused");
 	}
 	arena_free(&a);
 }
@@ -539,6 +608,26 @@ test_framing(void)
 	}
 }
 
+/* ---------------------------------------------------------------- x-ms-version */
+
+static void
+test_versions(void)
+{
+	const char *const yes[] = {"2009-04-14", "2015-04-05", "2019-02-02", "2020-12-06", "2026-06-06", "2026-06-07", "2099-12-31",
+	"2400-02-29", "9999-12-31", NULL};
+	const char *const no[] = {"", "invalid", "2019-02-03", "2020-01-01", "2009-04-13", "2008-10-27", "1999-12-31", "2099-02-29",
+		"2100-02-29", "2099-13-01", "2099-00-10", "2099-04-31", "2099-4-01", "2019-02-02 ", " 2019-02-02", "2019-02-02x",
+	"2019/02/02", "20190202", "+2019-02-02", NULL};
+
+	for (int i = 0; yes[i]; i++)
+		CHECK(version_accepted(yes[i], strlen(yes[i])), "x-ms-version %s is accepted", yes[i]);
+	for (int i = 0; no[i]; i++)
+		CHECK(!version_accepted(no[i], strlen(no[i])), "x-ms-version '%s' is refused", no[i]);
+	CHECK(!version_accepted("2019-02-02", 9), "a cut version is refused");
+	CHECK(!version_accepted(NULL, 0), "no version text: refused here (the router accepts a request without the header)");
+	CHECK(strcmp(version_newest(), "2026-06-06") == 0, "the newest published version: %s", version_newest());
+}
+
 int
 main(void)
 {
@@ -550,6 +639,7 @@ main(void)
 	test_parsers();
 	test_budget();
 	test_framing();
+	test_versions();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -789,9 +789,7 @@ in_ranges(uint32 cp, const IdentRange *r, int n)
 bool
 edm_is_reserved_name(const char *s, size_t len)
 {
-	return (len == 12 && memcmp(s, "PartitionKey", 12) == 0) ||
-		(len == 6 && memcmp(s, "RowKey", 6) == 0) ||
-		(len == 9 && memcmp(s, "Timestamp", 9) == 0);
+	return edm_system_prop(s, len) != EDM_SYS_NONE;
 }
 
 /* C# identifier rules (invalid UTF-8 is an invalid name); at most 255 UTF-16 code units. */

@@ -183,6 +183,43 @@ edm_word8_has_byte(uint64 w, unsigned char b)
 	return ((x - EDM_ONES8) & ~x & EDM_HIGHS8) != 0;
 }
 
+/*
+ * The system properties by name: the one test of a name against PartitionKey, RowKey and
+ * Timestamp (exact, case-sensitive), for every reader of names in both programs.
+ */
+typedef enum EdmSystemProp
+{
+	EDM_SYS_NONE = 0,
+	EDM_SYS_PARTITION_KEY,
+	EDM_SYS_ROW_KEY,
+	EDM_SYS_TIMESTAMP
+} EdmSystemProp;
+
+static inline EdmSystemProp
+edm_system_prop(const char *s, size_t len)
+{
+	switch (len)
+	{
+		case 12:
+			return memcmp(s, "PartitionKey", 12) == 0 ? EDM_SYS_PARTITION_KEY : EDM_SYS_NONE;
+		case 6:
+			return memcmp(s, "RowKey", 6) == 0 ? EDM_SYS_ROW_KEY : EDM_SYS_NONE;
+		case 9:
+			return memcmp(s, "Timestamp", 9) == 0 ? EDM_SYS_TIMESTAMP : EDM_SYS_NONE;
+		default:
+			return EDM_SYS_NONE;
+	}
+}
+
+/* PartitionKey or RowKey */
+static inline bool
+edm_is_key_name(const char *s, size_t len)
+{
+	EdmSystemProp p = edm_system_prop(s, len);
+
+	return p == EDM_SYS_PARTITION_KEY || p == EDM_SYS_ROW_KEY;
+}
+
 extern uint32 edm_utf16_len(const char *s, size_t len);
 extern bool edm_utf8_valid(const char *s, size_t len);
 /* The UTF-8 bytes of a code point (at most U+10FFFF) into out[4]; returns how many. */

@@ -2,12 +2,13 @@
  * unit.c - the gateway's C unit tests: the table of operations (ops.h), the error mapping
  * (errors.c over the extension's error table), URL and SAS parsing, the changeset parser, the
  * XML reader, CORS exposed headers and allowed origins, x-ms-version, the CRC64 of
- * x-ms-content-crc64, base64 capacity.
+ * x-ms-content-crc64, base64 capacity; the core's rules the gateway calls (system property names).
  * Built by `make gateway-unit` (linked with every gateway object but main's); run by
  * test/gateway/run.sh. Prints one line per check and "N passed, N failed"; exits non-zero on a
  * failure.
  */
 #include "budget.h"
+#include "edm.h"
 #include "framing.h"
 #include "gateway.h"
 #include "multipart.h"
@@ -628,6 +629,31 @@ test_versions(void)
 	CHECK(strcmp(version_newest(), "2026-06-06") == 0, "the newest published version: %s", version_newest());
 }
 
+/* ---------------------------------------------------------------- the core rules the gateway calls */
+
+static void
+test_core_rules(void)
+{
+	const struct
+	{
+		const char *name;
+		EdmSystemProp want;
+	}			names[] = {
+		{"PartitionKey", EDM_SYS_PARTITION_KEY}, {"RowKey", EDM_SYS_ROW_KEY}, {"Timestamp", EDM_SYS_TIMESTAMP},
+		{"partitionkey", EDM_SYS_NONE}, {"PartitionKe", EDM_SYS_NONE}, {"PartitionKeys", EDM_SYS_NONE},
+		{"ROWKEY", EDM_SYS_NONE}, {"RowKez", EDM_SYS_NONE}, {"Timestamps", EDM_SYS_NONE}, {"", EDM_SYS_NONE},
+		{"AbcdefRowKey", EDM_SYS_NONE}, {"Row Key", EDM_SYS_NONE},
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK(edm_system_prop(names[i].name, strlen(names[i].name)) == names[i].want, "system property name \"%s\"", names[i].name);
+	CHECK(edm_system_prop("PartitionKeyX", 12) == EDM_SYS_PARTITION_KEY, "the length given counts, not the NUL");
+	CHECK(edm_system_prop("RowKey", 5) == EDM_SYS_NONE, "a cut name is none");
+	CHECK(edm_system_prop("RowKey\0", 7) == EDM_SYS_NONE, "a name with a NUL after RowKey is none");
+	CHECK(edm_is_key_name("RowKey", 6) && edm_is_key_name("PartitionKey", 12) && !edm_is_key_name("Timestamp", 9),
+		  "the keys are PartitionKey and RowKey");
+}
+
 int
 main(void)
 {
@@ -640,6 +666,7 @@ main(void)
 	test_budget();
 	test_framing();
 	test_versions();
+	test_core_rules();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -350,8 +350,6 @@ void
 uuid_v4(char out[37])
 {
 	unsigned char r[16];
-	static const char hex[] = "0123456789abcdef";
-	int			o = 0;
 
 	if (getrandom(r, sizeof(r), 0) != (ssize_t) sizeof(r))
 	{
@@ -363,14 +361,7 @@ uuid_v4(char out[37])
 	}
 	r[6] = (r[6] & 0x0F) | 0x40;
 	r[8] = (r[8] & 0x3F) | 0x80;
-	for (int i = 0; i < 16; i++)
-	{
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[o++] = '-';
-		out[o++] = hex[r[i] >> 4];
-		out[o++] = hex[r[i] & 15];
-	}
-	out[o] = '\0';
+	edm_format_guid(r, out);	/* the Guid's text: lower case, 8-4-4-4-12 */
 }
 
 bool

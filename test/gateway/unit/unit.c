@@ -650,6 +650,19 @@ test_core_rules(void)
 	CHECK(edm_system_prop("PartitionKeyX", 12) == EDM_SYS_PARTITION_KEY, "the length given counts, not the NUL");
 	CHECK(edm_system_prop("RowKey", 5) == EDM_SYS_NONE, "a cut name is none");
 	CHECK(edm_system_prop("RowKey\0", 7) == EDM_SYS_NONE, "a name with a NUL after RowKey is none");
+	{
+		char		a[40],
+					b[40];
+		bool		shape = true;
+
+		uuid_v4(a);
+		uuid_v4(b);
+		for (int i = 0; i < 36; i++)
+			shape &= (i == 8 || i == 13 || i == 18 || i == 23) ? a[i] == '-' :
+				((a[i] >= '0' && a[i] <= '9') || (a[i] >= 'a' && a[i] <= 'f'));
+		CHECK(strlen(a) == 36 && shape && a[14] == '4' && strchr("89ab", a[19]) != NULL && strcmp(a, b) != 0,
+			  "a request id is a version 4 UUID in the Guid's text: %s", a);
+	}
 	CHECK(edm_is_key_name("RowKey", 6) && edm_is_key_name("PartitionKey", 12) && !edm_is_key_name("Timestamp", 9),
 		  "the keys are PartitionKey and RowKey");
 }

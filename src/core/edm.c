@@ -277,8 +277,8 @@ edm_format_double(double d, char *buf, bool *is_string)
 /* ---------- DateTime ---------- */
 
 /* Days from 0001-01-01 to the given proleptic Gregorian date (counting from a March-based year). */
-static int64
-days_from_civil(int64 y, int m, int d)
+int64
+edm_days_from_civil(int64 y, int m, int d)
 {
 	int64		era,
 				yoe,
@@ -308,24 +308,25 @@ civil_from_days(int64 days, int *y, int *m, int *d)
 	*y = (int) (yoe + era * 400 + (*m <= 2));
 }
 
-static bool
-is_leap(int y)
+bool
+edm_is_leap_year(int y)
 {
 	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
 
-static int
-days_in_month(int y, int m)
+int
+edm_days_in_month(int y, int m)
 {
 	static const int dim[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 
-	return (m == 2 && is_leap(y)) ? 29 : dim[m - 1];
+	Assert(m >= 1 && m <= 12);
+	return (m == 2 && edm_is_leap_year(y)) ? 29 : dim[m - 1];
 }
 
 int64
 edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, int64 frac_ticks)
 {
-	return days_from_civil(year, month, day) * EDM_TICKS_PER_DAY +
+	return edm_days_from_civil(year, month, day) * EDM_TICKS_PER_DAY +
 		((int64) hour * 3600 + min * 60 + sec) * EDM_TICKS_PER_SECOND + frac_ticks;
 }
 
@@ -383,7 +384,7 @@ parse_datetime(const char *s, size_t len, bool offset_optional, int64 *ticks)
 		for (; nd < 7; nd++)
 			frac *= 10;
 	}
-	if (mon < 1 || mon > 12 || day < 1 || day > days_in_month(year, mon) ||
+	if (mon < 1 || mon > 12 || day < 1 || day > edm_days_in_month(year, mon) ||
 		hour > 23 || min > 59 || sec > 59)
 		return EDM_BAD_SYNTAX;
 	t = edm_ticks_from_civil(year, mon, day, hour, min, sec, frac);

@@ -101,6 +101,21 @@ extern int	edm_format_datetime_trimmed(int64 ticks, char *buf);
 extern int64 edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, int64 frac_ticks);
 
 /*
+ * The calendar (proleptic Gregorian), the one owner of its rules for both programs: days since
+ * 0001-01-01 of a date, leap years, the days of a month (m from 1 to 12).
+ */
+extern int64 edm_days_from_civil(int64 y, int m, int d);
+extern bool edm_is_leap_year(int y);
+extern int	edm_days_in_month(int y, int m);
+
+/* Seconds since 1970-01-01T00:00:00Z of a civil date and time in UTC (no range check). */
+static inline int64
+edm_unix_from_civil(int year, int month, int day, int hour, int min, int sec)
+{
+	return (edm_ticks_from_civil(year, month, day, hour, min, sec, 0) - EDM_TICKS_UNIX_EPOCH) / EDM_TICKS_PER_SECOND;
+}
+
+/*
  * The one pair of conversions between PostgreSQL's timestamptz (microseconds since
  * 2000-01-01T00:00:00Z) and ticks. To ticks exactly, saturated to the DateTime range (a
  * timestamptz may lie far beyond it, 'infinity' included); back rounded down (towards the past),

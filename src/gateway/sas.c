@@ -50,7 +50,6 @@ sas_string_to_sign(const SasInput *in, SasKind kind)
 bool
 sas_parse_time(const char *s, time_t *out)
 {
-	static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	int			y,
 				mo,
 				d,
@@ -61,8 +60,7 @@ sas_parse_time(const char *s, time_t *out)
 	const char *p;
 
 	if (n < 10 || s[4] != '-' || s[7] != '-' || !parse_digits(s, 4, &y) || !parse_digits(s + 5, 2, &mo) || !parse_digits(s + 8, 2, &d) ||
-		mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || y < 1970 ||
-		(mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
+		mo < 1 || mo > 12 || d < 1 || d > edm_days_in_month(y, mo) || y < 1970)
 		return false;
 	p = s + 10;
 	if (*p == 'T')
@@ -90,7 +88,7 @@ sas_parse_time(const char *s, time_t *out)
 	}
 	else if (*p != '\0')
 		return false;
-	*out = (time_t) (auth_days_from_civil(y, mo, d) * 86400L + hh * 3600L + mi * 60L + ss);
+	*out = (time_t) edm_unix_from_civil(y, mo, d, hh, mi, ss);
 	return true;
 }
 

@@ -2,6 +2,7 @@
  * version.c - the x-ms-version rule (version.h): the Storage services' published versions, and
  * any real date after the newest of them.
  */
+#include "edm.h"				/* first: the core's base include (ts_core.h) */
 #include "version.h"
 
 #include <string.h>
@@ -48,7 +49,6 @@ digits(const char *s, int n)
 static bool
 is_date(const char *v, size_t len)
 {
-	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	int			y,
 				m,
 				d;
@@ -58,9 +58,7 @@ is_date(const char *v, size_t len)
 	y = digits(v, 4);
 	m = digits(v + 5, 2);
 	d = digits(v + 8, 2);
-	if (y < 0 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
-		return false;
-	return m != 2 || d < 29 || (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+	return y >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= edm_days_in_month(y, m);
 }
 
 bool

@@ -663,6 +663,57 @@ test_core_rules(void)
 		CHECK(strlen(a) == 36 && shape && a[14] == '4' && strchr("89ab", a[19]) != NULL && strcmp(a, b) != 0,
 			  "a request id is a version 4 UUID in the Guid's text: %s", a);
 	}
+	{
+		/* the calendar: RFC 1123 dates (Shared Key) and SAS times read through the core's */
+		const struct
+		{
+			const char *text;
+			long long	secs;		/* -1: refused */
+		}			dates[] = {
+			{"Thu, 01 Jan 1970 00:00:00 GMT", 0},
+			{"Sun, 06 Nov 1994 08:49:37 GMT", 784111777},
+			{"Tue, 29 Feb 2000 12:00:00 GMT", 951825600},
+			{"Thu, 29 Feb 2024 23:59:59 GMT", 1709251199},
+			{"Fri, 31 Dec 2099 23:59:60 GMT", 4102444800LL},
+			{"Sat, 29 Feb 2100 00:00:00 GMT", -1},
+			{"Wed, 29 Feb 2023 00:00:00 GMT", -1},
+			{"Mon, 31 Apr 2024 00:00:00 GMT", -1},
+			{"Mon, 00 Jan 2024 00:00:00 GMT", -1},
+			{"Wed, 31 Dec 1969 23:59:59 GMT", -1},
+			{"Xyz, 01 Jan 2024 00:00:00 GMT", -1},
+			{"Mon, 01 Foo 2024 00:00:00 GMT", -1},
+			{"Mon, 01 Jan 2024 24:00:00 GMT", -1},
+		}, sas_times[] = {
+			{"1970-01-01", 0},
+			{"2024-02-29", 1709164800},
+			{"2000-02-29T01:02Z", 951786120},
+			{"2024-12-31T23:59:59.1234567Z", 1735689599},
+			{"2100-02-29", -1},
+			{"2023-02-29", -1},
+			{"2024-04-31", -1},
+			{"2024-13-01", -1},
+			{"2024-00-01", -1},
+			{"1969-12-31", -1},
+			{"2024-01-01T24:00Z", -1},
+		};
+
+		for (size_t i = 0; i < sizeof(dates) / sizeof(dates[0]); i++)
+		{
+			time_t		t = 0;
+			bool		ok = auth_parse_date(dates[i].text, &t);
+
+			CHECK(dates[i].secs < 0 ? !ok : ok && (long long) t == dates[i].secs, "Date %s: %s %lld", dates[i].text,
+				  ok ? "accepted" : "refused", (long long) t);
+		}
+		for (size_t i = 0; i < sizeof(sas_times) / sizeof(sas_times[0]); i++)
+		{
+			time_t		t = 0;
+			bool		ok = sas_parse_time(sas_times[i].text, &t);
+
+			CHECK(sas_times[i].secs < 0 ? !ok : ok && (long long) t == sas_times[i].secs, "SAS time %s: %s %lld",
+				  sas_times[i].text, ok ? "accepted" : "refused", (long long) t);
+		}
+	}
 	CHECK(edm_is_key_name("RowKey", 6) && edm_is_key_name("PartitionKey", 12) && !edm_is_key_name("Timestamp", 9),
 		  "the keys are PartitionKey and RowKey");
 }

@@ -787,6 +787,47 @@ in_ranges(uint32 cp, const IdentRange *r, int n)
 	return false;
 }
 
+/* ---------- keys in URLs ---------- */
+
+static void
+put_url_key(TsPut put, void *sink, const char *k, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t		run = 0;		/* the start of the bytes that stand for themselves */
+
+	for (size_t i = 0; i < n; i++)
+	{
+		unsigned char c = (unsigned char) k[i];
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+			c == '-' || c == '.' || c == '_' || c == '~')
+			continue;
+		if (i > run)
+			put(sink, k + run, i - run);
+		if (c == '\'')
+			put(sink, "''", 2);	/* a quote inside a key is doubled */
+		else
+		{
+			char		e[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+			put(sink, e, 3);
+		}
+		run = i + 1;
+	}
+	if (n > run)
+		put(sink, k + run, n - run);
+}
+
+void
+edm_put_key_path(TsPut put, void *sink, const char *pk, size_t pk_len, const char *rk, size_t rk_len)
+{
+	put(sink, "(PartitionKey='", 15);
+	put_url_key(put, sink, pk, pk_len);
+	put(sink, "',RowKey='", 10);
+	put_url_key(put, sink, rk, rk_len);
+	put(sink, "')", 2);
+}
+
 bool
 edm_is_reserved_name(const char *s, size_t len)
 {

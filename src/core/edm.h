@@ -235,6 +235,14 @@ edm_is_key_name(const char *s, size_t len)
 	return p == EDM_SYS_PARTITION_KEY || p == EDM_SYS_ROW_KEY;
 }
 
+/*
+ * An entity's keys as they stand in its URL: (PartitionKey='…',RowKey='…'), each key with its
+ * quotes doubled (an OData string literal), then percent-encoded: every byte but RFC 3986's
+ * unreserved characters and the quote as %XX (upper-case hex). The one writer of entity URLs:
+ * odata.id and odata.editLink (row_json.c), the gateway's Location header (gateway/common.c).
+ */
+extern void edm_put_key_path(TsPut put, void *sink, const char *pk, size_t pk_len, const char *rk, size_t rk_len);
+
 extern uint32 edm_utf16_len(const char *s, size_t len);
 extern bool edm_utf8_valid(const char *s, size_t len);
 /* The UTF-8 bytes of a code point (at most U+10FFFF) into out[4]; returns how many. */

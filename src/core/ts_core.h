@@ -29,6 +29,12 @@
 #include "lib/stringinfo.h"
 
 /*
+ * Where the core writes text that each program keeps in buffers of its own (the extension's
+ * StringInfo, the gateway's Buf, which never exits on a failed allocation): len bytes at s.
+ */
+typedef void (*TsPut) (void *sink, const char *s, size_t len);
+
+/*
  * Guards for loops and recursion over user input: the backend's stack-depth and interrupt checks,
  * nothing in the frontend fuzz builds (which bound their inputs instead).
  */

@@ -71,13 +71,6 @@ auth_decode_key(const char *b64, unsigned char *out, size_t *outlen)
 	return true;
 }
 
-/* sign_shared_key's sink: the gateway's buffer (which records a failed allocation, never exits) */
-static void
-put_buf(void *sink, const char *s, size_t len)
-{
-	buf_append((Buf *) sink, s, len);
-}
-
 char *
 auth_string_to_sign(AuthScheme scheme, const AuthInput *in)
 {
@@ -93,7 +86,7 @@ auth_string_to_sign(AuthScheme scheme, const AuthInput *in)
 	};
 
 	buf_init(&b);
-	sign_shared_key(put_buf, &b, scheme == AUTH_SHARED_KEY ? SIGN_SHARED_KEY : SIGN_SHARED_KEY_LITE, &r);
+	sign_shared_key(buf_put, &b, scheme == AUTH_SHARED_KEY ? SIGN_SHARED_KEY : SIGN_SHARED_KEY_LITE, &r);
 	if (b.failed)
 	{
 		buf_free(&b);

@@ -21,12 +21,6 @@ param(const SasInput *in, const char *name)
 	return query_get(in->query, name);
 }
 
-static void
-put_buf(void *sink, const char *s, size_t len)
-{
-	buf_append((Buf *) sink, s, len);
-}
-
 static const char *
 field(void *arg, const char *name)
 {
@@ -39,7 +33,7 @@ sas_string_to_sign(const SasInput *in, SasKind kind)
 	Buf			b;
 
 	buf_init(&b);
-	if (!sign_sas(put_buf, &b, kind == SAS_SERVICE, in->account, field, (void *) in) || b.failed)
+	if (!sign_sas(buf_put, &b, kind == SAS_SERVICE, in->account, field, (void *) in) || b.failed)
 	{
 		buf_free(&b);
 		return NULL;

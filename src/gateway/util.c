@@ -175,6 +175,12 @@ buf_append(Buf *b, const void *p, size_t n)
 }
 
 void
+buf_put(void *b, const char *s, size_t len)
+{
+	buf_append((Buf *) b, s, len);
+}
+
+void
 buf_puts(Buf *b, const char *s)
 {
 	buf_append(b, s, strlen(s));

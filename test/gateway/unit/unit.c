@@ -714,6 +714,32 @@ test_core_rules(void)
 				  sas_times[i].text, ok ? "accepted" : "refused", (long long) t);
 		}
 	}
+	{
+		/* entity URLs: the Location header's keys (the extension writes odata.id with the same code) */
+		const struct
+		{
+			const char *pk,
+					   *rk,
+					   *want;
+		}			keys[] = {
+			{"p1", "r1", "(PartitionKey='p1',RowKey='r1')"},
+			{"", "", "(PartitionKey='',RowKey='')"},
+			{"it's", "a''b", "(PartitionKey='it''s',RowKey='a''''b')"},
+			{"a b/c?d#e", "%2F", "(PartitionKey='a%20b%2Fc%3Fd%23e',RowKey='%252F')"},
+			{"-._~AZaz09", "\xc3\xa9\xe2\x82\xac", "(PartitionKey='-._~AZaz09',RowKey='%C3%A9%E2%82%AC')"},
+			{"(x,y)=", "\x01\x7f", "(PartitionKey='%28x%2Cy%29%3D',RowKey='%01%7F')"},
+		};
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		{
+			Buf			b;
+
+			buf_init(&b);
+			edm_put_key_path(buf_put, &b, keys[i].pk, strlen(keys[i].pk), keys[i].rk, strlen(keys[i].rk));
+			CHECK(!b.failed && strcmp(b.data, keys[i].want) == 0, "entity URL keys %s", b.data ? b.data : "(none)");
+			buf_free(&b);
+		}
+	}
 	CHECK(edm_is_key_name("RowKey", 6) && edm_is_key_name("PartitionKey", 12) && !edm_is_key_name("Timestamp", 9),
 		  "the keys are PartitionKey and RowKey");
 }

@@ -114,6 +114,17 @@ test_operations(void)
 		CHECK(!(d->flags & OPF_WRITE) || strcmp(d->verbs, "GET") != 0, "%s: a GET that writes", d->name);
 		CHECK(d->pk == PK_NONE || d->sas.table_sas, "%s: routed operations are the entity ones", d->name);
 	}
+
+	/* X-HTTP-Method (ops_verb): a POST tunnels MERGE, PATCH, PUT or DELETE; other verbs ignore it */
+	CHECK(strcmp(ops_verb("POST", NULL), "POST") == 0, "POST without X-HTTP-Method is POST");
+	CHECK(strcmp(ops_verb("POST", "MERGE"), "MERGE") == 0 && strcmp(ops_verb("POST", "PATCH"), "PATCH") == 0 &&
+		  strcmp(ops_verb("POST", "PUT"), "PUT") == 0 && strcmp(ops_verb("POST", "DELETE"), "DELETE") == 0,
+		  "POST tunnels MERGE, PATCH, PUT and DELETE");
+	CHECK(ops_verb("POST", "GET") == NULL && ops_verb("POST", "POST") == NULL && ops_verb("POST", "merge") == NULL &&
+		  ops_verb("POST", "") == NULL && ops_verb("POST", "MERGE ") == NULL && ops_verb("POST", "OPTIONS") == NULL,
+		  "POST tunnels nothing else (case counts)");
+	CHECK(strcmp(ops_verb("GET", "DELETE"), "GET") == 0 && strcmp(ops_verb("PUT", "bogus"), "PUT") == 0,
+		  "X-HTTP-Method is ignored on other verbs");
 }
 
 /* ---------------------------------------------------------------- what a SAS allows */

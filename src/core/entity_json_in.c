@@ -161,45 +161,29 @@ static bool
 scan_object(Parser *ps, bool prefix)
 {
 	JsonLex    *lx = &ps->lx;
-	JsonToken	t;
 
 	if (json_peek(lx) != '{')
 		return json_error(lx, lx->i, "an entity must be a JSON object");
 	lx->i++;
-	if (json_peek(lx) == '}')
-		lx->i++;
-	else
+	for (bool first = true;;)
 	{
-		for (;;)
-		{
-			JsonToken	key;
-			Member	   *m;
-			bool		keep;
+		JsonToken	key;
+		Member	   *m;
+		bool		keep;
 
-			if (json_peek(lx) != '"')
-				return json_error(lx, lx->i, "a member name (a string) was expected");
-			if (!json_next(lx, &key) || !json_decode_string(lx, &key))
-				return false;
-			if (json_peek(lx) != ':')
-				return json_error(lx, lx->i, "':' was expected");
-			lx->i++;
-			m = add_member(ps);
-			m->name = key.p;
-			m->name_len = key.len;
-			m->pos = ps->n - 1;
-			m->out = -1;
-			if (!scan_value(ps, &m->val) || !classify(ps, m, &keep))
-				return false;
-			if (!keep)
-				ps->n--;
-			if (!json_next(lx, &t))
-				return false;
-			if (t.kind == JT_COMMA)
-				continue;
-			if (t.kind == JT_RBRACE)
-				break;
-			return json_error(lx, t.pos, "',' or '}' was expected");
-		}
+		if (!json_next_member(lx, &first, &key, true))
+			return false;
+		if (key.kind == JT_RBRACE)
+			break;
+		m = add_member(ps);
+		m->name = key.p;
+		m->name_len = key.len;
+		m->pos = ps->n - 1;
+		m->out = -1;
+		if (!scan_value(ps, &m->val) || !classify(ps, m, &keep))
+			return false;
+		if (!keep)
+			ps->n--;
 	}
 	if (prefix)
 		return true;

@@ -1,6 +1,8 @@
 /*
- * json_lex.h - the JSON tokenizer (RFC 8259) shared by the entity parser (entity_json_in.c) and
- * the batch document parser (batch_parse.c). Backend-free.
+ * json_lex.h - the JSON tokenizer (RFC 8259) and the loop over an object's members, shared by
+ * every JSON reader: the entity parser (entity_json_in.c), the batch document (batch_parse.c),
+ * indexing policies, Create Table bodies, the gateway's tokens (oauth.c) and tablestore-copy's
+ * lines and pages. Backend-free.
  *
  * Tokens point into the input. Strings are checked when scanned (escapes, control characters,
  * UTF-8) and decoded only on request, so a string without escapes costs no copy. A syntax error
@@ -85,6 +87,27 @@ extern bool json_next(JsonLex *lx, JsonToken *t);
 
 /* Scan the next token and require it to be of kind k ("what" names it in the error). */
 extern bool json_expect(JsonLex *lx, JsonToken *t, JsonTok k, const char *what);
+
+/*
+ * The one loop over a JSON object's members, for every reader of objects in the extension, the
+ * gateway and tablestore-copy. Call it after the object's '{' (each reader checks that with its
+ * own message) with *first true. Each call reads the ',' before a member (none before the first),
+ * the member's name (decoded when decode: json_decode_string) and its ':', and leaves the lexer at
+ * the value, which the caller reads or steps over (json_skip_value). At the object's '}' it
+ * returns true with name->kind JT_RBRACE. False on a syntax error, recorded in lx->err: "a member
+ * name (a string) was expected" (also after a trailing ','), "':' was expected", "',' or '}' was
+ * expected".
+ *
+ *	for (bool first = true;;)
+ *	{
+ *		if (!json_next_member(lx, &first, &name, true))
+ *			return false;
+ *		if (name.kind == JT_RBRACE)
+ *			break;
+ *		... the value ...
+ *	}
+ */
+extern bool json_next_member(JsonLex *lx, bool *first, JsonToken *name, bool decode);
 
 /* Decode an escaped string token in place (into memory from palloc); a no-op without escapes. */
 extern bool json_decode_string(JsonLex *lx, JsonToken *t);

@@ -9,6 +9,7 @@
  */
 #include "budget.h"
 #include "edm.h"
+#include "json_lex.h"
 #include "framing.h"
 #include "gateway.h"
 #include "multipart.h"
@@ -749,6 +750,43 @@ test_core_rules(void)
 			edm_put_key_path(buf_put, &b, keys[i].pk, strlen(keys[i].pk), keys[i].rk, strlen(keys[i].rk));
 			CHECK(!b.failed && strcmp(b.data, keys[i].want) == 0, "entity URL keys %s", b.data ? b.data : "(none)");
 			buf_free(&b);
+		}
+	}
+	{
+		/* the member loop of every JSON object reader (json_lex.h) */
+		const struct
+		{
+			const char *json;
+			const char *names;	/* the names read, joined by ','; NULL: refused */
+		}			objects[] = {
+			{"{}", ""}, {" { } ", ""}, {"{\"a\":1}", "a"}, {"{\"a\":{\"x\":[1,{}]},\"b\":null}", "a,b"},
+			{"{\"\\u0041\\n\":true , \"\":\"\"}", "A\n,"},
+			{"{", NULL}, {"{\"a\":1,}", NULL}, {"{,}", NULL}, {"{\"a\" 1}", NULL}, {"{\"a\":1 \"b\":2}", NULL},
+			{"{a:1}", NULL}, {"{\"a\":1", NULL}, {"{\"a\":1,,\"b\":2}", NULL}, {"{\"\\ud800\":1}", NULL},
+		};
+
+		for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		{
+			JsonLex		lx;
+			JsonToken	t;
+			TsError		err = {0};
+			char		names[64] = "";
+			bool		ok = true;
+
+			json_lex_init(&lx, objects[i].json, strlen(objects[i].json), &err, TSE_INVALID_JSON, "test");
+			ok = json_expect(&lx, &t, JT_LBRACE, "an object");
+			for (bool first = true; ok;)
+			{
+				ok = json_next_member(&lx, &first, &t, true);
+				if (!ok || t.kind == JT_RBRACE)
+					break;
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%.*s,", (int) t.len, t.p);
+				ok = json_skip_value(&lx, 8, NULL);
+			}
+			if (ok && names[0])
+				names[strlen(names) - 1] = '\0';
+			CHECK(objects[i].names ? ok && strcmp(names, objects[i].names) == 0 : !ok && err.msg[0] != '\0',
+				  "JSON object %s: %s (%s)", objects[i].json, ok ? names : "refused", err.msg);
 		}
 	}
 	CHECK(edm_is_key_name("RowKey", 6) && edm_is_key_name("PartitionKey", 12) && !edm_is_key_name("Timestamp", 9),

@@ -35,7 +35,7 @@ tablestore_property_filter_in(PG_FUNCTION_ARGS)
 
 	ts_require_utf8();
 	if (!prop_filter_parse(s, strlen(s), &pf, &err))
-		TS_RETURN_INPUT_ERROR(&err);
+		ts_raise(&err);
 	PG_RETURN_POINTER(prop_filter_build(pf.name, pf.name_len, pf.op, &pf.lit));
 }
 
@@ -63,7 +63,7 @@ tablestore_property_filter_recv(PG_FUNCTION_ARGS)
 
 	ts_require_utf8();
 	if (!prop_filter_read(bytes, n, &pf, &err))
-		TS_RETURN_INPUT_ERROR(&err);
+		ts_raise(&err);
 	PG_RETURN_POINTER(prop_filter_build(pf.name, pf.name_len, pf.op, &pf.lit));
 }
 

@@ -330,21 +330,6 @@ edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, i
 		((int64) hour * 3600 + min * 60 + sec) * EDM_TICKS_PER_SECOND + frac_ticks;
 }
 
-static bool
-digits(const char *s, int n, int *out)
-{
-	int			v = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return true;
-}
-
 /*
  * YYYY-MM-DDTHH:MM:SS[.f{1,7}](Z|+HH:MM|-HH:MM), normalised to UTC ticks; with offset_optional,
  * no offset at all is UTC as well (edm.h).
@@ -363,9 +348,9 @@ parse_datetime(const char *s, size_t len, bool offset_optional, int64 *ticks)
 	int64		t;
 
 	if (len < 19 ||
-		!digits(s, 4, &year) || s[4] != '-' || !digits(s + 5, 2, &mon) || s[7] != '-' ||
-		!digits(s + 8, 2, &day) || s[10] != 'T' || !digits(s + 11, 2, &hour) || s[13] != ':' ||
-		!digits(s + 14, 2, &min) || s[16] != ':' || !digits(s + 17, 2, &sec))
+		!edm_parse_digits(s, 4, &year) || s[4] != '-' || !edm_parse_digits(s + 5, 2, &mon) || s[7] != '-' ||
+		!edm_parse_digits(s + 8, 2, &day) || s[10] != 'T' || !edm_parse_digits(s + 11, 2, &hour) || s[13] != ':' ||
+		!edm_parse_digits(s + 14, 2, &min) || s[16] != ':' || !edm_parse_digits(s + 17, 2, &sec))
 		return EDM_BAD_SYNTAX;
 	if (i < len && s[i] == '.')
 	{
@@ -397,7 +382,7 @@ parse_datetime(const char *s, size_t len, bool offset_optional, int64 *ticks)
 		int			oh,
 					om;
 
-		if (!digits(s + i + 1, 2, &oh) || !digits(s + i + 4, 2, &om) || oh > 23 || om > 59)
+		if (!edm_parse_digits(s + i + 1, 2, &oh) || !edm_parse_digits(s + i + 4, 2, &om) || oh > 23 || om > 59)
 			return EDM_BAD_SYNTAX;
 		/* local = UTC + offset, so UTC = local - offset */
 		t += (s[i] == '+' ? -1 : 1) * ((int64) oh * 3600 + om * 60) * EDM_TICKS_PER_SECOND;

@@ -100,6 +100,22 @@ extern void edm_format_datetime(int64 ticks, char *buf);	/* 28 chars + NUL */
 extern int	edm_format_datetime_trimmed(int64 ticks, char *buf);
 extern int64 edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, int64 frac_ticks);
 
+/* Exactly n decimal digits at s (no sign, no space) into *out: the fields of every date form. */
+static inline bool
+edm_parse_digits(const char *s, int n, int *out)
+{
+	int			v = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
 /*
  * The calendar (proleptic Gregorian), the one owner of its rules for both programs: days since
  * 0001-01-01 of a date, leap years, the days of a month (m from 1 to 12).

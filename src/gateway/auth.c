@@ -133,8 +133,8 @@ auth_parse_date(const char *s, time_t *out)
 	for (int i = 0; i < 12; i++)
 		if (memcmp(months + i * 3, p + 8, 3) == 0)
 			mon = i;
-	if (mon < 0 || !parse_digits(p + 5, 2, &day) || !parse_digits(p + 12, 4, &year) || !parse_digits(p + 17, 2, &hh) ||
-		!parse_digits(p + 20, 2, &mm) || !parse_digits(p + 23, 2, &ss) || day < 1 || day > edm_days_in_month(year, mon + 1) ||
+	if (mon < 0 || !edm_parse_digits(p + 5, 2, &day) || !edm_parse_digits(p + 12, 4, &year) || !edm_parse_digits(p + 17, 2, &hh) ||
+		!edm_parse_digits(p + 20, 2, &mm) || !edm_parse_digits(p + 23, 2, &ss) || day < 1 || day > edm_days_in_month(year, mon + 1) ||
 		year < 1970 || hh > 23 || mm > 59 || ss > 60)
 		return false;
 	*out = (time_t) edm_unix_from_civil(year, mon + 1, day, hh, mm, ss);

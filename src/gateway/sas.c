@@ -53,18 +53,18 @@ sas_parse_time(const char *s, time_t *out)
 	size_t		n = s ? strlen(s) : 0;
 	const char *p;
 
-	if (n < 10 || s[4] != '-' || s[7] != '-' || !parse_digits(s, 4, &y) || !parse_digits(s + 5, 2, &mo) || !parse_digits(s + 8, 2, &d) ||
+	if (n < 10 || s[4] != '-' || s[7] != '-' || !edm_parse_digits(s, 4, &y) || !edm_parse_digits(s + 5, 2, &mo) || !edm_parse_digits(s + 8, 2, &d) ||
 		mo < 1 || mo > 12 || d < 1 || d > edm_days_in_month(y, mo) || y < 1970)
 		return false;
 	p = s + 10;
 	if (*p == 'T')
 	{
-		if (strlen(p) < 7 || p[3] != ':' || !parse_digits(p + 1, 2, &hh) || !parse_digits(p + 4, 2, &mi) || hh > 23 || mi > 59)
+		if (strlen(p) < 7 || p[3] != ':' || !edm_parse_digits(p + 1, 2, &hh) || !edm_parse_digits(p + 4, 2, &mi) || hh > 23 || mi > 59)
 			return false;
 		p += 6;
 		if (*p == ':')
 		{
-			if (!parse_digits(p + 1, 2, &ss) || ss > 59)
+			if (!edm_parse_digits(p + 1, 2, &ss) || ss > 59)
 				return false;
 			p += 3;
 			if (*p == '.')

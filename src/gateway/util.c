@@ -417,15 +417,3 @@ now_ms(void)
 	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
-bool
-parse_digits(const char *s, int n, int *out)
-{
-	*out = 0;
-	for (int i = 0; i < n; i++)
-	{
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		*out = *out * 10 + (s[i] - '0');
-	}
-	return true;
-}

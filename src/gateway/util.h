@@ -69,7 +69,6 @@ extern void iso_now(char out[40]);	/* "2024-01-02T03:04:05.1234567Z" */
 extern void uuid_v4(char out[37]);
 extern bool ascii_ieq(const char *a, const char *b);
 extern bool ascii_nieq(const char *a, const char *b, size_t n);
-extern bool parse_digits(const char *s, int n, int *out);	/* exactly n decimal digits */
 extern double now_ms(void);		/* monotonic */
 
 #endif

@@ -31,20 +31,6 @@ version_newest(void)
 	return published[NPUBLISHED - 1];
 }
 
-static int
-digits(const char *s, int n)
-{
-	int			v = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
 /* YYYY-MM-DD naming a day of the Gregorian calendar */
 static bool
 is_date(const char *v, size_t len)
@@ -53,12 +39,8 @@ is_date(const char *v, size_t len)
 				m,
 				d;
 
-	if (len != 10 || v[4] != '-' || v[7] != '-')
-		return false;
-	y = digits(v, 4);
-	m = digits(v + 5, 2);
-	d = digits(v + 8, 2);
-	return y >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= edm_days_in_month(y, m);
+	return len == 10 && v[4] == '-' && v[7] == '-' && edm_parse_digits(v, 4, &y) && edm_parse_digits(v + 5, 2, &m) &&
+		edm_parse_digits(v + 8, 2, &d) && m >= 1 && m <= 12 && d >= 1 && d <= edm_days_in_month(y, m);
 }
 
 bool

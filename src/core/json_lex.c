@@ -223,39 +223,6 @@ json_expect(JsonLex *lx, JsonToken *t, JsonTok k, const char *what)
 }
 
 bool
-json_next_member(JsonLex *lx, bool *first, JsonToken *name, bool decode)
-{
-	if (*first)
-	{
-		*first = false;
-		if (json_peek(lx) == '}')
-		{
-			name->kind = JT_RBRACE;
-			name->pos = (uint32) lx->i++;
-			return true;
-		}
-	}
-	else
-	{
-		/* after a value: ',' and the next member, or the end of the object */
-		if (!json_next(lx, name))
-			return false;
-		if (name->kind == JT_RBRACE)
-			return true;
-		if (name->kind != JT_COMMA)
-			return json_error(lx, name->pos, "',' or '}' was expected");
-	}
-	if (json_peek(lx) != '"')
-		return json_error(lx, lx->i, "a member name (a string) was expected");
-	if (!json_next(lx, name) || (decode && !json_decode_string(lx, name)))
-		return false;
-	if (json_peek(lx) != ':')
-		return json_error(lx, lx->i, "':' was expected");
-	lx->i++;
-	return true;
-}
-
-bool
 json_decode_string(JsonLex *lx, JsonToken *t)
 {
 	const char *s = t->p;

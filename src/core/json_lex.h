@@ -88,6 +88,13 @@ extern bool json_next(JsonLex *lx, JsonToken *t);
 /* Scan the next token and require it to be of kind k ("what" names it in the error). */
 extern bool json_expect(JsonLex *lx, JsonToken *t, JsonTok k, const char *what);
 
+
+/* Decode an escaped string token in place (into memory from palloc); a no-op without escapes. */
+extern bool json_decode_string(JsonLex *lx, JsonToken *t);
+
+/* Record a syntax error at byte offset off; returns false. */
+extern bool json_error(JsonLex *lx, size_t off, const char *what);
+
 /*
  * The one loop over a JSON object's members, for every reader of objects in the extension, the
  * gateway and tablestore-copy. Call it after the object's '{' (each reader checks that with its
@@ -107,13 +114,38 @@ extern bool json_expect(JsonLex *lx, JsonToken *t, JsonTok k, const char *what);
  *		... the value ...
  *	}
  */
-extern bool json_next_member(JsonLex *lx, bool *first, JsonToken *name, bool decode);
-
-/* Decode an escaped string token in place (into memory from palloc); a no-op without escapes. */
-extern bool json_decode_string(JsonLex *lx, JsonToken *t);
-
-/* Record a syntax error at byte offset off; returns false. */
-extern bool json_error(JsonLex *lx, size_t off, const char *what);
+static inline bool
+json_next_member(JsonLex *lx, bool *first, JsonToken *name, bool decode)
+{
+	if (*first)
+	{
+		*first = false;
+		if (json_peek(lx) == '}')
+		{
+			name->kind = JT_RBRACE;
+			name->pos = (uint32) lx->i++;
+			return true;
+		}
+	}
+	else
+	{
+		/* after a value: ',' and the next member, or the end of the object */
+		if (!json_next(lx, name))
+			return false;
+		if (name->kind == JT_RBRACE)
+			return true;
+		if (name->kind != JT_COMMA)
+			return json_error(lx, name->pos, "',' or '}' was expected");
+	}
+	if (json_peek(lx) != '"')
+		return json_error(lx, lx->i, "a member name (a string) was expected");
+	if (!json_next(lx, name) || (decode && !json_decode_string(lx, name)))
+		return false;
+	if (json_peek(lx) != ':')
+		return json_error(lx, lx->i, "':' was expected");
+	lx->i++;
+	return true;
+}
 
 /*
  * How JSON text writes the byte c inside a string: 0 when it stands for itself, else the length

@@ -157,6 +157,13 @@ if ($only{2})
 		'and its forwarded write');
 	on($ao, q{DELETE FROM tablestore_internal.shard_fences});
 
+	# what a session keeps of each function it forwarded is in a memory context of its own (the
+	# lookups that work it out are not left in TopMemoryContext)
+	is(c(q{SELECT etag IS NOT NULL FROM tablestore.get_entity('Orders', 'p3', '0003');
+		SELECT tablestore.upsert_entity('Orders', '{"PartitionKey":"p3","RowKey":"ctx"}') IS NOT NULL;
+		SELECT etag IS NOT NULL FROM tablestore.get_entity('Orders', 'p4', '0004');
+		SELECT count(*) FROM pg_backend_memory_contexts WHERE name = 'tablestore forwarded call' AND parent = 'TopMemoryContext'}),
+		"t\nt\nt\n2", 'two functions forwarded: two contexts of forwarded calls');
 }
 
 # ---------- 3. away and back while the gateway keeps its map ----------

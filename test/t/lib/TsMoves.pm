@@ -36,10 +36,11 @@ sub start_clusters
 		$n->init;
 		# doc/scale-out.md's node settings for moves: logical WAL, room for several moves at once
 		# (a walsender and 2 slots per move on its source, 2 workers per move on its target) and
-		# no wait between starting one subscription's worker and the next
+		# no wait between starting one subscription's worker and the next (TS_MOVES_NODE_CONF: more
+		# settings, which win)
 		$n->append_conf('postgresql.conf', "wal_level = logical\nmax_wal_senders = 20\nmax_replication_slots = 20\n"
 			  . "max_logical_replication_workers = 12\nmax_worker_processes = 20\nwal_retrieve_retry_interval = '200ms'\n"
-			  . "max_connections = 60\nmax_locks_per_transaction = 256\nlog_min_messages = warning\n" . ($o{node_conf} // ''));
+			  . "max_connections = 60\nmax_locks_per_transaction = 256\nlog_min_messages = warning\n" . ($o{node_conf} // $ENV{TS_MOVES_NODE_CONF} // ''));
 		$n->start;
 		$n
 	} 1 .. 3;

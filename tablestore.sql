@@ -1096,9 +1096,34 @@ REVOKE ALL ON FUNCTION tablestore_internal.drop_dead_moves() FROM PUBLIC;
 COMMENT ON FUNCTION tablestore_internal.drop_dead_moves() IS
 'On a node: the subscriptions, publications and replication slots of moves whose session is gone (their lease is free) dropped; the number dropped';
 
+-- On a move's target: the trigger of the shard table the move fills (ENABLE REPLICA: it fires in
+-- the subscription's workers only), so that the subscription of a move that is over stops at its
+-- next change instead of replicating into the fenced copy: when the move's lease (move_lease) is
+-- free, the change is refused, and the subscription (disable_on_error) stops. Checked once per
+-- transaction of the worker.
+CREATE FUNCTION tablestore_internal.move_lease_check() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF coalesce(current_setting('tablestore_move.lease_seen', true), '') <> TG_ARGV[0] THEN
+		IF pg_try_advisory_xact_lock(hashtext('tablestore.move_lease'), hashtext(TG_ARGV[0])) THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: the move %s is over: its subscription stops', TG_ARGV[0]),
+				HINT = 'tablestore.move_shard_cleanup (or the next move) removes it.';
+		END IF;
+		PERFORM set_config('tablestore_move.lease_seen', TG_ARGV[0], true);
+	END IF;
+	IF TG_OP = 'DELETE' THEN
+		RETURN OLD;
+	END IF;
+	RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_lease_check() FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_lease_check() IS
+'Trigger of the shard table a move fills, in its subscription''s workers: a change is refused (the subscription stops) once the move''s lease is free';
+
 -- On a move's target: the fenced, empty shard table the move fills, owned by the owner of the
 -- node's table (a node that did not hold the table gets it with the source's owner and grants),
--- with the privileges of that table, and the table's indexing policy (the coordinator's).
+-- with the privileges of that table, its lease trigger (move_lease_check, dropped with the fence),
+-- and the table's indexing policy (the coordinator's).
 CREATE FUNCTION tablestore_internal.move_target(name text, shard_count int, shard int, version text, shard_table text,
 	job text, owner name, grants text, policy jsonb) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
@@ -1124,6 +1149,8 @@ BEGIN
 	END LOOP;
 	INSERT INTO tablestore_internal.shard_fences (shard_table, table_key, shard, state, move)
 		VALUES (shard_table::regclass, lower(name), shard, 'filling', job);
+	EXECUTE format('CREATE TRIGGER tablestore_move_lease BEFORE INSERT OR UPDATE OR DELETE ON %1$s FOR EACH ROW '
+		'EXECUTE FUNCTION tablestore_internal.move_lease_check(%2$L); ALTER TABLE %1$s ENABLE REPLICA TRIGGER tablestore_move_lease', shard_table, job);
 	IF tablestore.get_indexing_policy(name) IS DISTINCT FROM policy THEN
 		PERFORM tablestore.set_indexing_policy(name, policy);
 	END IF;
@@ -1264,7 +1291,8 @@ BEGIN
 	END IF;
 	-- 1. the node the map names serves the shard
 	IF seen -> p.server ->> 'fence' IS NOT NULL THEN
-		PERFORM tablestore_internal.node_ddl(p.server, format('DELETE FROM tablestore_internal.shard_fences WHERE shard_table = %L::regclass', p.shard_table), far);
+		PERFORM tablestore_internal.node_ddl(p.server, format('DELETE FROM tablestore_internal.shard_fences WHERE shard_table = %1$L::regclass; '
+			'DROP TRIGGER IF EXISTS tablestore_move_lease ON %1$s', p.shard_table), far);
 	END IF;
 	-- 2. the subscription (without dropping its slot from here: its publisher may be gone)
 	FOR srv, st IN SELECT * FROM jsonb_each(seen) WHERE value ->> 'sub' IS NOT NULL LOOP
@@ -1432,8 +1460,15 @@ BEGIN
 	COMMIT;	-- the lookups' locks (the policy's on the coordinator's table) go before the copy's wait
 
 	BEGIN
+		-- the slot first, made by a session of its own on the source, which waits for the
+		-- transactions running there: made by CREATE SUBSCRIPTION, it would wait inside that
+		-- statement's transaction on the target, and moves in a ring (n1 to n2, n2 to n3, n3 to n1)
+		-- would each wait for the next one's for ever
+		PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('SELECT pg_catalog.pg_create_logical_replication_slot(%L, ''pgoutput'')', job),
+			false, GREATEST(1, (pg_catalog.date_part('epoch', deadline OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::int));
 		PERFORM tablestore_internal.node_execute(to_server, pg_catalog.format('CREATE SUBSCRIPTION %I CONNECTION %L PUBLICATION %I '
-			'WITH (synchronous_commit = on, disable_on_error = true)', job, tablestore_internal.server_conninfo(p.server), job), false,
+			'WITH (create_slot = false, slot_name = %I, synchronous_commit = on, disable_on_error = true)', job,
+			tablestore_internal.server_conninfo(p.server), job, job), false,
 			GREATEST(1, (pg_catalog.date_part('epoch', deadline OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::int));
 		-- the copy
 		IF NOT tablestore_internal.move_wait(to_server, pg_catalog.format('SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 0 '

@@ -5,15 +5,17 @@
 #
 # 1. Moves of one table's shards at once: three to one node while one of them cannot finish its
 #    copy (a transaction on its source holds its replication slot back), then three to three
-#    nodes. The others switch and finish while the held one waits; all finish; nothing the
+#    nodes in a ring (n1 to n2, n2 to n3, n3 to n1) whose slots are held back until all are under
+#    way. The others switch and finish while the held one waits; all finish; nothing the
 #    clients were told is lost; calls through the coordinator wait at most a moment.
 # 2. A lock held on the source's shard table for longer than the move's time limit: the switch
 #    backs off (calls through the coordinator on the table keep their pace) and the move fails at
 #    its limit, leaving nothing; with the lock released meanwhile, the move finishes.
 # 3. A move whose target stops while the target is catching up fails at once (not at its 3-minute
 #    limit), and one to a stopped node fails at once; move_shard_cleanup then leaves nothing.
-# 4. A move whose coordinator stops mid-move: its subscription, publication and replication slot
-#    are dropped by the next move of any shard (their lease is gone), not kept holding WAL.
+# 4. A move whose coordinator stops mid-move: its subscription stops at its next change (not
+#    applied to the fenced copy), and its subscription, publication and replication slot are
+#    dropped by the next move of any shard (their lease is gone), not kept holding WAL.
 # 5. A move to a node that never held the table: the node gets the table's owner and indexing
 #    policy, and indexing_progress tells the truth.
 # 6. A move to a server that accepts connections but never answers fails within its
@@ -48,6 +50,17 @@ c(q{SELECT tablestore.create_table('Par'); SELECT tablestore.distribute_table('P
 my $probe_shard = c(q{SELECT shard FROM tablestore.route('Par', 'probe')});
 my $server_of = sub { c("SELECT server FROM tablestore.table_shards('Par') WHERE shard = $_[0]") };
 my $shards_on = sub { my ($n) = @_; grep { $_ != $probe_shard } split /\n/, c("SELECT shard FROM tablestore.table_shards('Par') WHERE server = '$n' ORDER BY shard") };
+# a shard (not the probe's) on node $n, moved there first when earlier parts left it none
+my $shard_on = sub
+{
+	my ($n, @not) = @_;
+	my %skip = map { $_ => 1 } @not;
+	my ($s) = grep { !$skip{$_} } $shards_on->($n);
+	return $s if defined $s;
+	($s) = grep { !$skip{$_} && $_ != $probe_shard } 0 .. 11;
+	c("CALL tablestore.move_shard('Par', $s, '$n')");
+	return $s;
+};
 
 # a move in the background: its psql, output and start
 sub move_bg
@@ -133,9 +146,21 @@ if ($only{1})
 	wait_moves(150, $held);
 	ok($held->{ok}, 'the held move finishes once the transaction ends') or diag($held->{err});
 
-	# three moves to three nodes at once
+	# three moves to three nodes at once, in a ring (each node the source of one and the target of
+	# another), their replication slots held back until all three are under way
 	my %on = map { $_ => [ $shards_on->($_) ] } qw(n1 n2 n3);
+	my @holds = map { my $h = $node{$_}->background_psql($db); $h->query_safe('BEGIN; SELECT pg_current_xact_id()'); $h } qw(n1 n2 n3);
 	my @spread = (move_bg('Par', $on{n1}[0], 'n2', '3 min'), move_bg('Par', $on{n2}[0], 'n3', '3 min'), move_bg('Par', $on{n3}[0], 'n1', '3 min'));
+	for my $m (@spread)
+	{
+		for (1 .. 300)
+		{
+			last if on($m->{to}, "SELECT count(*) FROM pg_class WHERE relname = 'par_$m->{shard}'") eq '1';
+			sleep 0.05;
+		}
+	}
+	sleep 1;
+	$_->quit for @holds;
 	wait_moves(150, @spread);
 	note('to three nodes at once: ' . describe(@spread));
 	is(scalar(grep { $_->{ok} } @spread), 3, 'three moves to three nodes at once all succeed') or diag(join "\n", map { $_->{err} } @spread);
@@ -160,7 +185,7 @@ if ($only{1})
 # ---------- 2. a lock held on the source's shard table ----------
 if ($only{2})
 {
-	my ($s) = $shards_on->('n1');
+	my $s = $shard_on->('n1');
 	my $lock = $node{n1}->background_psql($db);
 	$lock->query_safe("BEGIN; LOCK TABLE tablestore_shards.par_$s IN ACCESS SHARE MODE");
 	my $probe = probe_start('lock_probe', 10);
@@ -189,7 +214,7 @@ if ($only{2})
 	# back-to-back moves to one node (a figure for doc/scale-out.md, no assertion: the launcher's
 	# wal_retrieve_retry_interval, 200 ms here, spaces their copies' starts)
 	my @secs;
-	for my $b (($shards_on->('n1'))[0 .. 2])
+	for my $b (grep { defined } (grep { $_ != $probe_shard && $server_of->($_) ne 'n3' } 0 .. 11)[0 .. 2])
 	{
 		my $t = time;
 		c("CALL tablestore.move_shard('Par', $b, 'n3')");
@@ -201,7 +226,7 @@ if ($only{2})
 # ---------- 3. the target stops ----------
 if ($only{3})
 {
-	my ($s) = $shards_on->('n1');
+	my $s = $shard_on->('n1');
 	# on n3, the replication of rows 'lag...' waits while hold.on, once the copy is done
 	on('n3', q{CREATE TABLE public.hold (on_ bool); INSERT INTO public.hold VALUES (true);
 		CREATE FUNCTION public.lag() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -252,30 +277,38 @@ if ($only{3})
 # ---------- 4. the coordinator stops mid-move ----------
 if ($only{4})
 {
-	my ($s) = $shards_on->('n2');
+	my $s = $shard_on->('n2');
 	my $key = c(q{SELECT left(md5('par'), 12)});
 	my $job = "tablestore_move_${key}_$s";
-	my $hold = $node{n2}->background_psql($db);
-	$hold->query_safe('BEGIN; SELECT pg_current_xact_id()');
+	# a lock on the source's shard table keeps the move from switching (it retries meanwhile)
+	my $lock = $node{n2}->background_psql($db);
+	$lock->query_safe("BEGIN; LOCK TABLE tablestore_shards.par_$s IN ACCESS SHARE MODE");
 	my $m = move_bg('Par', $s, 'n1', '3 min');
-	for (1 .. 300)
+	for (1 .. 600)
 	{
-		last if on('n2', "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$job'") eq '1';
-		sleep 0.05;
-	}
-	$hold->quit;
-	for (1 .. 300)
-	{
-		last if on('n1', "SELECT count(*) FROM pg_subscription WHERE subname = '$job'") eq '1';
+		last if on('n1', "SELECT count(*) FROM pg_subscription_rel r JOIN pg_subscription s ON s.oid = r.srsubid "
+			. "WHERE s.subname = '$job' AND r.srsubstate = 'r'") eq '1';
 		sleep 0.05;
 	}
 	$coord->stop('fast');
 	finish_move($m);
+	$lock->quit;
 	$coord->start;
 	like(join(' ', TsMoves::leftovers($env, 'par')), qr/subscriptions: $job.*slots: $job|slots: $job/,
 		'a move whose coordinator stopped leaves its subscription and slot behind') or diag(join ' ', TsMoves::leftovers($env, 'par'));
+	# its subscription stops at its next change instead of replicating into the fenced copy
+	my ($pk) = grep { c("SELECT shard FROM tablestore.route('Par', '$_')") == $s } map { "k$_" } 0 .. 119;
+	on('n2', qq{SELECT tablestore.insert_entity('Par', '{"PartitionKey":"$pk","RowKey":"after_stop"}')});
+	my $enabled = '';
+	for (1 .. 300)
+	{
+		last if ($enabled = on('n1', "SELECT subenabled FROM pg_subscription WHERE subname = '$job'")) eq 'f';
+		sleep 0.1;
+	}
+	is($enabled, 'f', 'the dead move\'s subscription stopped at its next change');
+	is(on('n1', "SELECT count(*) FROM tablestore_shards.par_$s WHERE row_key = 'after_stop'"), '0', 'which it did not apply to the fenced copy');
 	# the next move of any other shard drops them
-	my ($other) = grep { $_ != $s } $shards_on->('n3');
+	my $other = $shard_on->('n3', $s);
 	c("CALL tablestore.move_shard('Par', $other, 'n2')");
 	my $left = join ' ', map { on($_, "SELECT concat_ws(' ', (SELECT string_agg(subname, ',') FROM pg_subscription), (SELECT string_agg(pubname, ',') FROM pg_publication), "
 		. "(SELECT string_agg(slot_name, ',') FROM pg_replication_slots))") } qw(n1 n2 n3);
@@ -315,7 +348,7 @@ if ($only{6})
 	my $port = $listener->sockport;
 	c(qq{CREATE SERVER n4 FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '$port', dbname '$db', extensions 'tablestore', connect_timeout '3');
 		CREATE USER MAPPING FOR PUBLIC SERVER n4 OPTIONS (user '$env->{su}', password_required 'false')});
-	my ($s) = $shards_on->('n1');
+	my $s = $shard_on->('n1');
 	my $t0 = time;
 	my ($rc, $out, $err) = $coord->psql($db, "CALL tablestore.move_shard('Par', $s, 'n4', '2 min')", timeout => 90, timed_out => \my $timed_out);
 	my $took = time - $t0;

@@ -131,7 +131,7 @@ ts_table_partial(const TsTable *t)
 				LockRelationOid(pd->oids[i], AccessShareLock);
 				local[n++] = pd->oids[i];
 			}
-		partial = ts_shard_fence_any(local, n);
+		partial = ts_shard_fence_any(t->relid, local, n);
 		pfree(local);
 	}
 	relation_close(rel, NoLock);
@@ -192,7 +192,7 @@ ts_table_route(TsTable *t, text *pk, AclMode needed)
 	 * first, then the fence: shard_fence.h).
 	 */
 	LockRelationOid(leaf, AccessShareLock);
-	ts_shard_fence_check(leaf, t->key);
+	ts_shard_fence_check(leaf, t->relid, t->key);
 	if (dml_privileges(leaf) != dml_privileges(t->relid) ||
 		check_enable_rls(leaf, InvalidOid, true) == RLS_ENABLED)
 		return InvalidOid;

@@ -6,7 +6,11 @@
  * answers TSX03 (the shard is fenced there: a move is filling it or has switched it away), that
  * shard goes to the coordinator, and the map is read again ROUTE_DETOUR seconds later: for a few
  * milliseconds after a switch the coordinator's map still names a node that is fenced, and every
- * call would otherwise read the map again. The shard of a PartitionKey is
+ * call would otherwise read the map again. When the map cannot be read again (the coordinator is
+ * down), the last one keeps routing, and the map is asked for again every ROUTE_RETRY seconds:
+ * the fences make an old map safe (a node that no longer holds a shard, or holds a fenced copy,
+ * refuses with TSX03 and the call goes to the coordinator), so nodes that are up keep serving
+ * their partitions through a coordinator's outage. The shard of a PartitionKey is
  * computed here as PostgreSQL's hash partitioning computes it for a text key in the "C"
  * collation: the bytes' extended hash (hash_bytes_extended from libpgcommon) with the
  * partitioning seed, combined as a one-column row hash, modulo the shard count.
@@ -27,6 +31,7 @@
 #define ROUTE_SLOTS 128
 #define ROUTE_TTL 10
 #define ROUTE_DETOUR 1			/* seconds a shard a node refused goes to the coordinator before the map is read again */
+#define ROUTE_RETRY 1			/* seconds between attempts to read a map again while the coordinator does not answer */
 #define ROUTE_MAX_SHARDS 1024
 
 /* PostgreSQL's (catalog/partition.h, common/hashfn.h) */
@@ -39,6 +44,7 @@ typedef struct RouteEntry
 	int			account;
 	char		table[64];		/* lower case */
 	time_t		fetched;
+	time_t		retry_at;		/* the map could not be read again: the next attempt, meanwhile the last map routes */
 	int			count;			/* 0: not distributed (the coordinator answers) */
 	short		node[ROUTE_MAX_SHARDS];	/* index into the account's nodes, -1: not a configured node */
 } RouteEntry;
@@ -249,7 +255,7 @@ route_pool(Req *r)
 	lower_name(table, name);
 	pthread_mutex_lock(&cache_lock);
 	e = &cache[slot_of(account, table)];
-	if (e->used && e->account == account && strcmp(e->table, table) == 0 && now - e->fetched < ROUTE_TTL)
+	if (e->used && e->account == account && strcmp(e->table, table) == 0 && (now - e->fetched < ROUTE_TTL || now < e->retry_at))
 	{
 		if (e->count > 0)
 			node = e->node[route_shard_of(pk, strlen(pk), e->count)];
@@ -261,7 +267,19 @@ route_pool(Req *r)
 	/* read outside the lock; a concurrent reader may store the same map */
 	memset(&fresh, 0, sizeof(fresh));
 	if (!fetch(r, name, &fresh))
-		return NULL;
+	{
+		/* the coordinator does not answer: the last map, if any, routes until it does */
+		pthread_mutex_lock(&cache_lock);
+		e = &cache[slot_of(account, table)];
+		if (e->used && e->account == account && strcmp(e->table, table) == 0)
+		{
+			e->retry_at = now + ROUTE_RETRY;
+			if (e->count > 0)
+				node = e->node[route_shard_of(pk, strlen(pk), e->count)];
+		}
+		pthread_mutex_unlock(&cache_lock);
+		return node >= 0 ? r->account->nodes[node].pool : NULL;
+	}
 	fresh.used = true;
 	fresh.account = account;
 	strcpy(fresh.table, table);

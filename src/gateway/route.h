@@ -17,6 +17,7 @@ struct Pool;
 /*
  * The pool of the node that holds the partition the request's operation names (where its
  * PartitionKey is: ops.h's table), or NULL: the account's own database (the coordinator) runs it.
+ * While the coordinator does not answer, the table's last shard map routes (route.c).
  */
 extern struct Pool *route_pool(struct Req *r);
 

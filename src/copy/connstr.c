@@ -317,33 +317,39 @@ parse_table(const char *s, EndpointSpec *out, char *err, size_t errlen)
  * parameter whose name holds "password" (password, sslpassword), in a URI's query or a conninfo.
  */
 static char *
-redact_db(const char *s)
+redact_db(const char *spec)
 {
-	size_t		n = strlen(s);
-	StringInfoData r;
-	bool		uri = strncmp(s, "postgres://", 11) == 0 || strncmp(s, "postgresql://", 13) == 0;
-	size_t		i = 0;
+	StringInfoData r,
+				first;
+	bool		uri = strncmp(spec, "postgres://", 11) == 0 || strncmp(spec, "postgresql://", 13) == 0;
+	const char *s = spec;
+	size_t		n,
+				i = 0;
 
-	mem_string_init(&r);
+	/* a URI's user:password@ first */
+	mem_string_init(&first);
 	if (uri)
 	{
-		const char *start = strstr(s, "://") + 3;
+		const char *start = strstr(spec, "://") + 3;
 		size_t		auth = strcspn(start, "/?");
 		const char *at = memchr(start, '@', auth);
 		const char *colon = at ? memchr(start, ':', at - start) : NULL;
 
 		if (colon != NULL)
 		{
-			appendBinaryStringInfo(&r, s, (int) (colon + 1 - s));
-			appendStringInfoString(&r, "***");
-			i = (size_t) (at - s);
+			appendBinaryStringInfo(&first, spec, (int) (colon + 1 - spec));
+			appendStringInfoString(&first, "***");
+			appendStringInfoString(&first, at);
+			s = first.data;
 		}
 	}
+	n = strlen(s);
+	mem_string_init(&r);
 	while (i < n)
 	{
-		/* a parameter name starts the string, or follows a space (conninfo) or ? & (URI) */
-		bool		starts = i == 0 || (uri ? (s[i - 1] == '?' || s[i - 1] == '&') : s[i - 1] == ' ');
-		size_t		name = starts ? strcspn(s + i, uri ? "=&" : "= ") : 0;
+		/* a parameter name starts the string, or follows a space, ? or & (more is redacted than less) */
+		bool		starts = i == 0 || s[i - 1] == ' ' || s[i - 1] == '?' || s[i - 1] == '&';
+		size_t		name = starts ? strcspn(s + i, uri ? "=& " : "= ") : 0;
 		const char *eq;
 
 		if (name == 0 || memmem(s + i, name, "password", 8) == NULL)
@@ -365,7 +371,7 @@ redact_db(const char *s)
 		appendBinaryStringInfo(&r, s + i, (int) (eq - (s + i)));
 		appendStringInfoString(&r, "***");
 		if (uri)
-			i = (size_t) (eq - s) + strcspn(eq, "&");
+			i = (size_t) (eq - s) + strcspn(eq, "& ");
 		else if (*eq == '\'')
 		{
 			/* a quoted value, \' and \\ escaped */
@@ -382,6 +388,7 @@ redact_db(const char *s)
 		char	   *out = mem_strdup(r.data);
 
 		pfree(r.data);
+		pfree(first.data);
 		return out;
 	}
 }

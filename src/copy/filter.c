@@ -10,6 +10,7 @@
 struct CopyFilter
 {
 	MemArena	arena;			/* the parsed tree's */
+	char	   *text;			/* the filter (the tree's names and strings point into it) */
 	OdNode	   *root;			/* NULL: an empty filter (everything) */
 };
 
@@ -21,8 +22,9 @@ filter_compile(const char *filter, TsError *err)
 	int			ncmp = 0;
 
 	memset(f, 0, sizeof(*f));
+	f->text = mem_strdup(filter);
 	prev = mem_use(&f->arena);
-	f->root = odata_parse(filter, strlen(filter), ODATA_DEFAULT_MAX_COMPARISONS, &ncmp, err);
+	f->root = odata_parse(f->text, strlen(f->text), ODATA_DEFAULT_MAX_COMPARISONS, &ncmp, err);
 	mem_use(prev);
 	if (f->root == NULL && err->code != TSE_NONE)
 	{
@@ -38,6 +40,7 @@ filter_free(CopyFilter *f)
 	if (f == NULL)
 		return;
 	mem_arena_free(&f->arena);
+	free(f->text);
 	free(f);
 }
 

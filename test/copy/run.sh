@@ -6,11 +6,18 @@
 #
 #   round trip   Azurite -> database -> files -> Azurite -> gateway -> database: every EDM type
 #                and its edge values identical at each step; Double -0 on the paths without Azurite;
-#                ETags identical with --keep-timestamps (database, files, gateway)
-#   kill/resume  kill -9 in the middle of a copy of COPY_KILL_ENTITIES (default 200000) entities
+#                ETags identical with --keep-timestamps (database, files, gateway); every ETag
+#                Azurite issued matches (If-Match) its copy; --mirror from a directory
+#   filter       --filter: the same entities from a database, the gateway and a directory, for
+#                58 filters over every EDM type
+#   kill/resume  kill -9 in the middle of a copy of COPY_KILL_ENTITIES (default 50000) entities
 #                database -> database, and of a copy into gzip files, then --resume: the destination
 #                equals the source (--verify, and the dumps compared); peak RSS does not grow with
-#                the table
+#                the table. COPY_KILLS (3) kill -9 at random points, each followed by --resume with
+#                another --parallel, of copies of COPY_PEER_ENTITIES (default 5000) into Azurite,
+#                from Azurite (--keep-timestamps: every ETag matches) and into the gateway, checked
+#                entity by entity by peers.mjs. The long run (about 7 minutes):
+#                  COPY_KILL_ENTITIES=200000 COPY_PEER_ENTITIES=200000 bash test/copy/run.sh
 #   sync         writes, merges and deletes at the source (through the gateway), then --sync
 #                --mirror: converged
 #   throttle     the gateway with one worker and a queue of one answers 503 + Retry-After:
@@ -20,11 +27,19 @@
 #   rejects      an entity the destination refuses (a trigger) and a line the core cannot read:
 #                the rejects file, exit 1, the others copied
 #   bad input    connection strings, options, a damaged checkpoint, a truncated gzip file
+#   hostile      test/copy/hostile.mjs: huge pages, continuations for ever, entities again, JSON cut
+#                short, an entity over the limits, a table named ../x, SIGTERM in a hung --verify
+#   safety       no secret in any file written, 0600 files, one run per checkpoint, --resume and
+#                --sync only with the checkpoint's FROM, TO and options, exit codes
 # Ends with "copy: N passed, N failed"; non-zero on a failure.
 #
 #   bash test/copy/run.sh
 #   COPY_SKIP_BUILD=1       use what is built already (scripts/test.sh builds first)
-#   COPY_KILL_ENTITIES=N    the size of the kill/resume copy (200000, the issue's, is the default)
+#   COPY_KILL_ENTITIES=N    the size of the database kill/resume copy (default 50000; the issue's: 200000)
+#   COPY_PEER_ENTITIES=N    the size of the Azurite and gateway kill/resume copies (default 5000)
+#   COPY_KILLS=N            kill -9 per copy (default 3)
+#   COPY_BIN=PATH           another build of tablestore-copy (to see which checks an old one fails)
+#   COPY_KEEP=1             keep the work directory
 set -u -o pipefail
 COPY_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$COPY_TEST_DIR/../../scripts/lib.sh"
@@ -370,17 +385,19 @@ check "  the manifest's count" grep -q "\"table\":\"Big\",\"file\":\"Big.jsonl.g
 # the gateway as the destination. COPY_PEER_ENTITIES sizes them (5000 here; 200000 is the long run).
 ts_log "kill -9 (${KILLS}x) and --resume with Azurite and the gateway: $NP entities"
 state_entities() { grep -o '"entities":[0-9]*' "$1" 2>/dev/null | cut -d: -f2 | paste -sd+ | bc 2>/dev/null || echo 0; }
-kill_many() {	# NAME FROM TO: KILLS times start (then --resume), wait for a checkpoint to move, kill -9
-	local name=$1 from=$2 to=$3 pid prev=0 now k par first=0 resume=()
+kill_many() {	# NAME FROM TO: KILLS times start (then --resume), wait for the checkpoint to pass a random point, kill -9
+	local name=$1 from=$2 to=$3 pid prev=0 now k par target first=0 resume=()
 	shift 3
 	for k in $(seq 1 "$KILLS"); do
 		par=$((RANDOM % 4 + 1))
+		# the k-th point: somewhere in the k-th of KILLS + 1 stretches of the table
+		target=$(( NP * (k - 1) / (KILLS + 1) + (NP / (KILLS + 1)) * (RANDOM % 100) / 100 + 1 ))
 		"$C" "$from" "$to" "${resume[@]}" --rate $((NP / 10)) --parallel "$par" --state "$WORK/$name.state" "$@" \
 			>>"$WORK/$name.kills.log" 2>&1 &
 		pid=$!
-		for _ in $(seq 1 900); do
+		for _ in $(seq 1 6000); do
 			now=$(state_entities "$WORK/$name.state")
-			[ "${now:-0}" -gt "$prev" ] && break
+			[ "${now:-0}" -gt "$prev" ] && [ "${now:-0}" -ge "$target" ] && break
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
@@ -422,6 +439,11 @@ az_update() {	# an update with If-Match: Azurite's text of a Timestamp ending in
 		psql -X -q -At -v ON_ERROR_STOP=1 -d pk_db -v pk="$(cut -f1 <<<"$az_row")" -v rk="$(cut -f2 <<<"$az_row")" -v etag="$(cut -f3 <<<"$az_row")" >/dev/null
 }
 check "  an update with If-Match: Azurite's own text ($(cut -f3 <<<"$az_row"))" az_update
+
+mkdb pk_rss
+/usr/bin/time -f '%M' -o "$WORK/pk.rss" "$C" "$(conn "$AZK")" "$(db pk_rss)" --state "$WORK/pk_rss.state" --quiet
+echo "# peak RSS copying from Azurite: $(tail -1 "$WORK/pk.rss") kB for $NP entities"
+check "peak RSS from a Table endpoint bounded (a page at a time): under 64 MB" [ "$(tail -1 "$WORK/pk.rss")" -lt 65536 ]
 
 mkdb pk_gw
 PKGW=$(start_gateway pk_gw)

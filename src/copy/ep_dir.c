@@ -46,6 +46,8 @@ struct Reader
 	KeyOrder	order;			/* files are in key order, a store's or the service's */
 	CopyFilter *filter;			/* --filter, evaluated here (filter.c) */
 	bool		after_seen;		/* resuming: the resume point's line has been read */
+	long long	expect;			/* the entities the manifest gives the table (-1: no manifest) */
+	long long	entities;		/* lines read that hold an entity (or fail to) */
 	long long	lineno;
 	TsError		err;
 };
@@ -199,6 +201,7 @@ dir_open_reader(Endpoint *base, const ReadSpec *spec, CopyError *e)
 	r->ep = (DirEndpoint *) base;
 	r->spec = *spec;
 	r->path = path;
+	r->expect = manifest_table_entities(base->spec->path, spec->table);
 	if (spec->filter != NULL)
 	{
 		TsError		err = {0};
@@ -262,6 +265,10 @@ dir_read(Reader *r, Record *out, CopyError *e)
 		if (rc == 0 && r->spec.has_after && !r->after_seen)
 			return copy_fail(e, "%s: the checkpoint's resume point (PartitionKey \"%.100s\", RowKey \"%.100s\") is not in the file: it has changed since the run that stopped",
 							 r->path, r->spec.after_pk, r->spec.after_rk), -1;
+		/* a file cut at a line's end (a plain one; gzip's end is checked) is not the whole table */
+		if (rc == 0 && r->expect >= 0 && r->entities != r->expect)
+			return copy_fail(e, "%s holds %lld entities, its directory's manifest %lld: the file is not the one the manifest sums (cut short, or written since)",
+							 r->path, r->entities, r->expect), -1;
 		if (rc == 0)
 			return 0;
 		if (rc < 0)
@@ -269,6 +276,7 @@ dir_read(Reader *r, Record *out, CopyError *e)
 		r->lineno++;
 		if (len == 0)
 			continue;
+		r->entities++;
 		memset(&r->err, 0, sizeof(r->err));
 		if (!record_from_json(line, len, out, &r->err))
 		{

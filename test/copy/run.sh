@@ -609,6 +609,14 @@ wait "$hv" 2>/dev/null
 [ "$hv_status" = timeout ] || { wait "$hv" 2>/dev/null; }
 check "SIGTERM during --verify (a request under way): ends within 10 s with exit 3" bash -c '[ "$0" != timeout ] && grep -q "STOPPED" "$1"' "$hv_status" "$WORK/hv.log"
 
+# a plain file cut at a line's end reads as a shorter table: its manifest tells (gzip's end is checked)
+mkdir -p "$WORK/cut"
+cp "$WORK/fl_all/Typed.jsonl" "$WORK/fl_all/manifest.jsonl" "$WORK/cut/"
+sed -i '$d' "$WORK/cut/Typed.jsonl"
+check "a plain file cut at a line's end, under its manifest: exit 3, not 0" bash -c '"$0" "$1" "$2" --state "$3" >"$3.log" 2>&1; [ $? -eq 3 ] && grep -q "manifest" "$3.log"' \
+	"$C" "$WORK/cut" "$WORK/cut_out" "$WORK/cut.state"
+check "  whole, it copies (the check counts every line)" copy "$WORK/fl_all" "$WORK/cut_out2" --filter "I eq 5" --state "$WORK/cut2.state"
+
 # ------------------------------------------------------------------ secrets and files
 ts_log "secrets, file permissions, the checkpoint's rules, exit codes"
 SIG='c2VjcmV0LXNpZ25hdHVyZS1kby1ub3Qtd3JpdGU%3D'

@@ -15,8 +15,9 @@
 #                test/gateway/crash.sh (SIGKILL PostgreSQL under SDK load) - own clusters
 #   copy         test/copy/run.sh: tablestore-copy against a cluster, Azurite and the gateway (round
 #                trips of every EDM type, ETags kept, kill -9 and --resume, --sync --mirror,
-#                throttling, SAS-only credentials, rejects, bad input); COPY_KILL_ENTITIES sizes
-#                the kill/resume copy (default 200000)
+#                throttling, SAS-only credentials, rejects, bad input, --filter from every
+#                source, a hostile endpoint, secrets and files); COPY_KILL_ENTITIES (50000) and
+#                COPY_PEER_ENTITIES (5000) size the kill/resume copies (the long run: 200000 each)
 #   sdk          the conformance suite (test/sdk, official @azure/data-tables + raw HTTP) against
 #                the gateway (every case must pass) and against Azurite; every case where the two
 #                differ must be explained in test/sdk/DIFFERENCES.md

@@ -44,7 +44,7 @@ build_gw() {
 
 # tablestore-copy's parsers (src/copy), with the whole core and the arena allocator of the
 # extension's targets (fuzz_support.c), zlib and libxxhash
-COPY_PARSERS=(mem connstr jsonl record manifest)
+COPY_PARSERS=(mem connstr jsonl record manifest filter)
 build_copy() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib
 	ts_install_packages clang-14 libclang-rt-14-dev postgresql-server-dev-15 zlib1g-dev libxxhash-dev

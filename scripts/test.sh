@@ -58,8 +58,8 @@ ts_shared_copy() {
 	local dir
 	dir=$(mktemp -d /tmp/tablestore-test.XXXXXX)
 	cp -r "$TS_ROOT/test" "$TS_ROOT/scripts" "$TS_ROOT/sql" "$TS_ROOT/expected" "$TS_ROOT/Makefile" "$TS_ROOT/$(basename "$TS_ROOT"/*.control)" "$dir/"
-	# the Makefile includes the gateway's rules
-	mkdir -p "$dir/src/gateway" && cp "$TS_ROOT/src/gateway/gateway.mk" "$dir/src/gateway/"
+	# the Makefile includes the rules of the gateway and of tablestore-copy (every *.mk under src)
+	(cd "$TS_ROOT" && find src -name '*.mk' -exec cp --parents {} "$dir/" \;)
 	chmod -R a+rX "$dir"
 	chown -R "$(ts_server_user)" "$dir"
 	echo "$dir"

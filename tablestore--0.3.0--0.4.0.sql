@@ -9,6 +9,29 @@
 -- out of name order (its order array) compares and hashes differently from before, so every index
 -- built on those operator classes is built again; a unique index over entities equal but for
 -- their order fails here, as it should, naming the index.
+--
+-- The library keeps 0.3.0's comparison and hashes under the symbols 0.3.0's SQL names (so a
+-- database not updated yet keeps finding its rows under the new library); 0.4.0's are the
+-- *_unordered symbols. CREATE OR REPLACE keeps each function's OID: the operators, the operator
+-- classes and everything built on them follow.
+CREATE OR REPLACE FUNCTION tablestore.entity_eq(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_eq_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OR REPLACE FUNCTION tablestore.entity_ne(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_ne_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OR REPLACE FUNCTION tablestore.entity_lt(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_lt_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OR REPLACE FUNCTION tablestore.entity_le(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_le_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OR REPLACE FUNCTION tablestore.entity_gt(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_gt_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OR REPLACE FUNCTION tablestore.entity_ge(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_ge_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OR REPLACE FUNCTION tablestore.entity_cmp(tablestore.entity, tablestore.entity) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_entity_cmp_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OR REPLACE FUNCTION tablestore.entity_hash(tablestore.entity) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_entity_hash_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OR REPLACE FUNCTION tablestore.entity_hash_extended(tablestore.entity, int8) RETURNS int8
+AS 'MODULE_PATHNAME', 'tablestore_entity_hash_extended_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 COMMENT ON FUNCTION tablestore.entity_eq(tablestore.entity, tablestore.entity) IS 'Equality: the same keys, properties and values, whatever order the properties were written in';
 COMMENT ON FUNCTION tablestore.entity_ne(tablestore.entity, tablestore.entity) IS 'Inequality: another key, property or value (the order written does not count)';
 COMMENT ON FUNCTION tablestore.entity_lt(tablestore.entity, tablestore.entity) IS 'Order of the name-order bytes (the order written left out; a total order, not a meaning)';

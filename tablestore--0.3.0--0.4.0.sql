@@ -62,68 +62,73 @@ COMMENT ON OPERATOR FAMILY tablestore.entity_hash_ops USING hash IS 'Hashing of 
 -- domain, composite (a table's row type too), range and multirange type holding one.
 CREATE FUNCTION tablestore_internal.upgrade_entity_types() RETURNS oid[]
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $f$
-	WITH RECURSIVE t(oid) AS (
+	WITH RECURSIVE holds(outer_type, inner_type) AS (		-- a value of outer_type holds one of inner_type
+		SELECT d.oid, d.typelem FROM pg_type d WHERE d.typsubscript = 'array_subscript_handler'::regproc
+		UNION ALL SELECT d.oid, d.typbasetype FROM pg_type d WHERE d.typtype = 'd'
+		UNION ALL SELECT d.oid, a.atttypid FROM pg_type d JOIN pg_attribute a ON a.attrelid = d.typrelid
+			WHERE d.typrelid <> 0 AND a.attnum > 0 AND NOT a.attisdropped
+		UNION ALL SELECT r.rngtypid, r.rngsubtype FROM pg_range r
+		UNION ALL SELECT r.rngmultitypid, r.rngsubtype FROM pg_range r
+	), t(oid) AS (
 		SELECT 'tablestore.entity'::regtype::oid
 		UNION
-		SELECT d.oid FROM t JOIN pg_type d ON
-			(d.typelem = t.oid AND d.typsubscript = 'array_subscript_handler'::regproc)
-			OR d.typbasetype = t.oid
-			OR EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = d.typrelid AND a.attnum > 0
-					   AND NOT a.attisdropped AND a.atttypid = t.oid)
-			OR EXISTS (SELECT 1 FROM pg_range r WHERE r.rngsubtype = t.oid AND d.oid IN (r.rngtypid, r.rngmultitypid))
+		SELECT h.outer_type FROM holds h JOIN t ON h.inner_type = t.oid
 	)
 	SELECT array_agg(oid) FROM t
 $f$;
 
--- Does the index or partitioned table rel order or hash by the entity comparison? Its key columns
--- (an index's attribute types, a partition key's columns) hold an entity; or its operator classes
--- are the entity's; or its expressions or predicate call one of the entity's comparison and hash
--- functions, or - reading a column that holds an entity - a function that may compare what it is
--- given (one of pg_catalog's taking a polymorphic or record argument, such as array_eq,
--- hash_array or record_eq, or any function neither pg_catalog's nor tablestore's, whose body is
--- not looked into).
-CREATE FUNCTION tablestore_internal.upgrade_orders_by_entity(rel oid, types oid[]) RETURNS bool
+-- The leaf indexes and partitioned tables that order or hash by the entity comparison: their key
+-- columns (an index's attribute types, a partition key's columns) hold an entity; or their
+-- operator classes are the entity's (a domain's column, a binary-compatible type); or their
+-- expressions or predicate call one of the entity's comparison and hash functions (directly or
+-- through an operator), or - reading a column that holds an entity - a function that may compare
+-- what it is given: one of pg_catalog's taking a polymorphic or record argument (array_eq,
+-- hash_array, record_eq, ...), or any function neither pg_catalog's nor tablestore's (its body is
+-- not looked into). Set-based: a database of many tables is read once.
+CREATE FUNCTION tablestore_internal.upgrade_entity_dependents() RETURNS TABLE (rel oid)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $f$
-	WITH fns AS (
-		SELECT array_agg(f::regprocedure::oid) AS fns FROM unnest(ARRAY[
+	WITH types(oid) AS (
+		SELECT unnest(tablestore_internal.upgrade_entity_types())
+	), fns(oid) AS (
+		SELECT f::regprocedure::oid FROM unnest(ARRAY[
 			'tablestore.entity_eq(tablestore.entity,tablestore.entity)', 'tablestore.entity_ne(tablestore.entity,tablestore.entity)',
 			'tablestore.entity_lt(tablestore.entity,tablestore.entity)', 'tablestore.entity_le(tablestore.entity,tablestore.entity)',
 			'tablestore.entity_gt(tablestore.entity,tablestore.entity)', 'tablestore.entity_ge(tablestore.entity,tablestore.entity)',
 			'tablestore.entity_cmp(tablestore.entity,tablestore.entity)', 'tablestore.entity_hash(tablestore.entity)',
 			'tablestore.entity_hash_extended(tablestore.entity,bigint)']) f
-	), ext AS (
-		SELECT x.oid FROM pg_extension x WHERE x.extname = 'tablestore'
-	), called AS (
-		SELECT p.* FROM pg_depend d
-		LEFT JOIN pg_operator o ON d.refclassid = 'pg_operator'::regclass AND o.oid = d.refobjid
-		JOIN pg_proc p ON p.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid ELSE o.oprcode::oid END
-		WHERE d.classid = 'pg_class'::regclass AND d.objid = rel
-		  AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
+	), families(oid) AS (
+		SELECT f.oid FROM pg_opfamily f
+		WHERE f.opfnamespace = 'tablestore'::regnamespace AND f.opfname IN ('entity_ops', 'entity_hash_ops')
+	), members(oid) AS (
+		SELECT m.objid FROM pg_depend m JOIN pg_extension x ON x.oid = m.refobjid AND x.extname = 'tablestore'
+		WHERE m.classid = 'pg_proc'::regclass AND m.refclassid = 'pg_extension'::regclass AND m.deptype = 'e'
+	), calls(rel, fn) AS (
+		SELECT d.objid, CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid ELSE o.oprcode::oid END
+		FROM pg_depend d LEFT JOIN pg_operator o ON d.refclassid = 'pg_operator'::regclass AND o.oid = d.refobjid
+		WHERE d.classid = 'pg_class'::regclass AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
+	), reads_entity(rel) AS (
+		SELECT c.objid FROM pg_depend c
+		JOIN pg_attribute a ON a.attrelid = c.refobjid AND a.attnum = c.refobjsubid
+		JOIN types t ON t.oid = a.atttypid
+		WHERE c.classid = 'pg_class'::regclass AND c.refclassid = 'pg_class'::regclass AND c.refobjsubid > 0
 	)
-	SELECT
-		-- an index's key attributes
-		EXISTS (SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indexrelid
-				WHERE i.indexrelid = rel AND a.attnum <= i.indnkeyatts AND a.atttypid = ANY (types))
-		-- a partition key's columns
-		OR EXISTS (SELECT 1 FROM pg_partitioned_table k, unnest(k.partattrs::int2[]) c(attnum)
-				   JOIN pg_attribute a ON a.attnum = c.attnum
-				   WHERE k.partrelid = rel AND a.attrelid = rel AND a.atttypid = ANY (types))
-		-- the entity's operator classes (a domain's column, a binary-compatible type)
-		OR EXISTS (SELECT 1 FROM pg_opclass oc
-				   WHERE oc.oid IN (SELECT unnest(i.indclass::oid[]) FROM pg_index i WHERE i.indexrelid = rel
-									UNION ALL SELECT unnest(k.partclass::oid[]) FROM pg_partitioned_table k WHERE k.partrelid = rel)
-					 AND oc.opcfamily IN (SELECT f.oid FROM pg_opfamily f WHERE f.opfnamespace = 'tablestore'::regnamespace
-										  AND f.opfname IN ('entity_ops', 'entity_hash_ops')))
-		-- expressions and predicates
-		OR EXISTS (SELECT 1 FROM called, fns WHERE called.oid = ANY (fns.fns))
-		OR (EXISTS (SELECT 1 FROM called, ext
-					WHERE (called.pronamespace <> 'pg_catalog'::regnamespace
-						   AND NOT EXISTS (SELECT 1 FROM pg_depend m WHERE m.classid = 'pg_proc'::regclass AND m.objid = called.oid
-										   AND m.refclassid = 'pg_extension'::regclass AND m.refobjid = ext.oid AND m.deptype = 'e'))
-					   OR EXISTS (SELECT 1 FROM unnest(called.proargtypes::oid[]) g(t) JOIN pg_type y ON y.oid = g.t WHERE y.typtype = 'p'))
-			AND EXISTS (SELECT 1 FROM pg_depend c JOIN pg_attribute a ON a.attrelid = c.refobjid AND a.attnum = c.refobjsubid
-						WHERE c.classid = 'pg_class'::regclass AND c.objid = rel AND c.refclassid = 'pg_class'::regclass
-						  AND c.refobjsubid > 0 AND a.atttypid = ANY (types)))
+	SELECT i.indexrelid FROM pg_index i
+	JOIN pg_attribute a ON a.attrelid = i.indexrelid AND a.attnum <= i.indnkeyatts JOIN types t ON t.oid = a.atttypid
+	UNION
+	SELECT k.partrelid FROM pg_partitioned_table k CROSS JOIN LATERAL unnest(k.partattrs::int2[]) c(attnum)
+	JOIN pg_attribute a ON a.attrelid = k.partrelid AND a.attnum = c.attnum JOIN types t ON t.oid = a.atttypid
+	UNION
+	SELECT i.indexrelid FROM pg_index i CROSS JOIN LATERAL unnest(i.indclass::oid[]) c(opc)
+	JOIN pg_opclass o ON o.oid = c.opc JOIN families f ON f.oid = o.opcfamily
+	UNION
+	SELECT k.partrelid FROM pg_partitioned_table k CROSS JOIN LATERAL unnest(k.partclass::oid[]) c(opc)
+	JOIN pg_opclass o ON o.oid = c.opc JOIN families f ON f.oid = o.opcfamily
+	UNION
+	SELECT c.rel FROM calls c JOIN fns f ON f.oid = c.fn
+	UNION
+	SELECT c.rel FROM calls c JOIN pg_proc p ON p.oid = c.fn JOIN reads_entity r ON r.rel = c.rel
+	WHERE (p.pronamespace <> 'pg_catalog'::regnamespace AND p.oid NOT IN (SELECT oid FROM members))
+	   OR EXISTS (SELECT 1 FROM unnest(p.proargtypes::oid[]) g(t) JOIN pg_type y ON y.oid = g.t WHERE y.typtype = 'p')
 $f$;
 
 -- 1. This session's caches. PostgreSQL keeps, per session, the comparison and hash functions it
@@ -137,9 +142,9 @@ DECLARE
 	t regtype;
 	same bool;
 BEGIN
-	FOR t IN SELECT y.oid::regtype FROM pg_catalog.pg_type y
-			 WHERE y.oid = ANY (tablestore_internal.upgrade_entity_types())
-			   AND (y.oid = 'tablestore.entity'::regtype OR y.typtype = 'd') LOOP
+	FOR t IN SELECT y.oid::regtype FROM pg_catalog.unnest(tablestore_internal.upgrade_entity_types()) u(oid)
+			 JOIN pg_catalog.pg_type y ON y.oid = u.oid
+			 WHERE y.oid = 'tablestore.entity'::regtype OR y.typtype = 'd' LOOP
 		BEGIN
 			EXECUTE pg_catalog.format('SELECT ARRAY[%1$L::%3$s] = ARRAY[%2$L::%3$s]
 					AND pg_catalog.btarraycmp(ARRAY[%1$L::%3$s], ARRAY[%2$L::%3$s]) = 0
@@ -163,7 +168,6 @@ END $$;
 -- table's bounds are given to a scratch table with the same partition key.
 DO $$
 DECLARE
-	types constant oid[] := tablestore_internal.upgrade_entity_types();
 	p record;
 	c record;
 	n int;
@@ -171,7 +175,7 @@ DECLARE
 BEGIN
 	FOR p IN SELECT k.partrelid::regclass AS rel FROM pg_catalog.pg_partitioned_table k JOIN pg_catalog.pg_class r ON r.oid = k.partrelid
 			 WHERE k.partstrat IN ('r', 'l') AND (r.relpersistence <> 't' OR r.relnamespace = pg_catalog.pg_my_temp_schema())
-			   AND tablestore_internal.upgrade_orders_by_entity(k.partrelid, types) LOOP
+			   AND k.partrelid IN (SELECT d.rel FROM tablestore_internal.upgrade_entity_dependents() d) LOOP
 		EXECUTE pg_catalog.format('CREATE TEMP TABLE tablestore_bounds (LIKE %s) PARTITION BY %s', p.rel, pg_catalog.pg_get_partkeydef(p.rel));
 		n := 0;
 		BEGIN
@@ -198,7 +202,6 @@ END $$;
 -- they keep 0.3.0's order until that session ends, and are named in a warning.
 DO $$
 DECLARE
-	types constant oid[] := tablestore_internal.upgrade_entity_types();
 	idx regclass;
 	cur regclass;
 	other bool;
@@ -211,7 +214,7 @@ BEGIN
 		FOR idx, other IN
 			SELECT c.oid::regclass, c.relpersistence = 't' AND c.relnamespace IS DISTINCT FROM pg_catalog.pg_my_temp_schema()
 			FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
-			WHERE c.relkind = 'i' AND i.indislive AND tablestore_internal.upgrade_orders_by_entity(c.oid, types)
+			WHERE c.relkind = 'i' AND i.indislive AND c.oid IN (SELECT d.rel FROM tablestore_internal.upgrade_entity_dependents() d)
 			ORDER BY c.oid
 		LOOP
 			IF other THEN
@@ -244,7 +247,7 @@ END $$;
 -- Another session's temporary tables cannot be reached, and are named in a warning.
 DO $$
 DECLARE
-	types constant oid[] := tablestore_internal.upgrade_entity_types();
+	dependents constant oid[] := ARRAY(SELECT d.rel FROM tablestore_internal.upgrade_entity_dependents() d);
 	p record;
 	root regclass;
 	arms text;
@@ -261,7 +264,7 @@ BEGIN
 	PERFORM pg_catalog.set_config('enable_partition_pruning', 'off', true);
 	FOR p IN SELECT k.partrelid::regclass AS rel, r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_catalog.pg_my_temp_schema() AS other
 			 FROM pg_catalog.pg_partitioned_table k JOIN pg_catalog.pg_class r ON r.oid = k.partrelid
-			 WHERE tablestore_internal.upgrade_orders_by_entity(k.partrelid, types) ORDER BY k.partrelid LOOP
+			 WHERE k.partrelid = ANY (dependents) ORDER BY k.partrelid LOOP
 		IF p.other THEN
 			skipped := skipped || p.rel::text;
 			CONTINUE;
@@ -273,7 +276,7 @@ BEGIN
 	FOR root IN SELECT DISTINCT pg_catalog.pg_partition_root(k.partrelid) FROM pg_catalog.pg_partitioned_table k
 				JOIN pg_catalog.pg_class r ON r.oid = k.partrelid
 				WHERE NOT (r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_catalog.pg_my_temp_schema())
-				  AND tablestore_internal.upgrade_orders_by_entity(k.partrelid, types) LOOP
+				  AND k.partrelid = ANY (dependents) LOOP
 		SELECT pg_catalog.string_agg(pg_catalog.format('WHEN %L::oid THEN (%s) IS FALSE', t.relid::oid,
 													   pg_catalog.pg_get_partition_constraintdef(t.relid)), ' ')
 		INTO arms
@@ -296,7 +299,7 @@ BEGIN
 	PERFORM pg_catalog.set_config('enable_partition_pruning', saved[3], true);
 END $$;
 
-DROP FUNCTION tablestore_internal.upgrade_orders_by_entity(oid, oid[]);
+DROP FUNCTION tablestore_internal.upgrade_entity_dependents();
 DROP FUNCTION tablestore_internal.upgrade_entity_types();
 
 -- Index builds (issue 31): a durable queue, attempts and errors kept, relaunched when work is pending

@@ -286,7 +286,15 @@ BEGIN
 		WHERE a.attrelid = root AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity <> 'a'
 		ORDER BY a.attnum LIMIT 1;
 		CONTINUE WHEN arms IS NULL OR col IS NULL;
-		EXECUTE pg_catalog.format('UPDATE %s SET %I = %I WHERE CASE tableoid::oid %s ELSE false END', root, col, col, arms);
+		BEGIN
+			EXECUTE pg_catalog.format('UPDATE %s SET %I = %I WHERE CASE tableoid::oid %s ELSE false END', root, col, col, arms);
+		EXCEPTION WHEN check_violation THEN
+			-- "no partition of relation ... found for row": the tree does not cover every value
+			GET STACKED DIAGNOSTICS arms = MESSAGE_TEXT;
+			RAISE EXCEPTION 'a row of table % has no partition under tablestore 0.4.0''s comparison of entities', root
+				USING ERRCODE = 'check_violation', DETAIL = arms,
+					  HINT = 'Add the partition it needs (the missing hash remainder, a range, or a DEFAULT partition), then update again.';
+		END;
 		GET DIAGNOSTICS moved = ROW_COUNT;
 		RAISE LOG 'tablestore 0.4.0: % rows of % moved to the partition of their value', moved, root;
 	END LOOP;

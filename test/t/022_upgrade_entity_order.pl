@@ -22,6 +22,9 @@
 #     and that session goes on; this session's own temporary table is rebuilt
 #  6. a unique index over entities that 0.4.0 finds equal: the update fails naming it, with a hint;
 #     once the duplicate is gone, it passes
+#  7. range or list partition bounds 0.4.0 no longer keeps apart, a hash remainder missing for rows
+#     0.4.0 hashes there, and a session that compared entity arrays before updating: refused with
+#     a hint, and passing once the way out is taken
 # No assertion depends on timing.
 use strict;
 use warnings;
@@ -293,6 +296,18 @@ like($err, qr/partitions of table public\.lb .*\n(.*\n)*DETAIL:.*overlap/, 'nami
 $node->safe_psql('lbounds', 'ALTER TABLE lb DETACH PARTITION lb2');
 ($rc, $v, $err) = update('lbounds');
 is("$rc $v", '0 0.4.0', 'once the partition is detached, the update passes') or diag($err);
+
+make_db('holes', q{CREATE TABLE hh (i int, e tablestore.entity) PARTITION BY HASH (e);
+	CREATE TABLE hh0 PARTITION OF hh FOR VALUES WITH (modulus 2, remainder 0);
+	INSERT INTO hh SELECT i, e FROM src WHERE satisfies_hash_partition('hh'::regclass, 2, 0, e);});
+($rc, $v, $err) = update('holes');
+is($v, '0.3.0', 'the update refuses a row that 0.4.0\'s hash sends to a partition that does not exist');
+like($err, qr/row of table public\.hh has no partition(.*\n)*HINT:.*missing hash remainder/, 'naming the table and what to add');
+$node->safe_psql('holes', 'CREATE TABLE hh1 PARTITION OF hh FOR VALUES WITH (modulus 2, remainder 1)');
+($rc, $v, $err) = update('holes');
+is("$rc $v", '0 0.4.0', 'once the partition exists, the update passes') or diag($err);
+is($node->safe_psql('holes', "SELECT misplaced('hh') || ' ' || (SELECT count(*) FROM hh1 WHERE satisfies_hash_partition('hh'::regclass, 2, 1, e))"),
+	'0 ' . $node->safe_psql('holes', 'SELECT count(*) FROM hh1'), 'and moves the rows into it');
 
 make_db('cached', '');
 ($rc, $out, $err) = $node->psql('cached', q{SELECT ARRAY['{"B":1,"A":1}'::tablestore.entity] = ARRAY['{"A":1,"B":1}'::tablestore.entity];

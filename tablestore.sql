@@ -134,23 +134,23 @@ CREATE OPERATOR tablestore.- (
 --------------------------------------------------------------------------------------------------
 
 CREATE FUNCTION tablestore.entity_eq(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_eq_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_ne(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_ne_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_lt(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_lt_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_le(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_le_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_gt(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_gt_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_ge(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_ge_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_cmp(tablestore.entity, tablestore.entity) RETURNS int4
-AS 'MODULE_PATHNAME', 'tablestore_entity_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_cmp_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_hash(tablestore.entity) RETURNS int4
-AS 'MODULE_PATHNAME', 'tablestore_entity_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_hash_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_hash_extended(tablestore.entity, int8) RETURNS int8
-AS 'MODULE_PATHNAME', 'tablestore_entity_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_hash_extended_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 
 CREATE OPERATOR tablestore.= (
 	LEFTARG = tablestore.entity, RIGHTARG = tablestore.entity, FUNCTION = tablestore.entity_eq,

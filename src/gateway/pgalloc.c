@@ -169,25 +169,29 @@ pg_free(void *p)
 	free_block(p);
 }
 
+static char *
+dup_bytes(const char *s, size_t len)
+{
+	char	   *r = alloc(len + 1, 0);
+
+	r[len] = '\0';
+	return memcpy(r, s, len);
+}
+
 char *
 pstrdup(const char *s)
 {
-	return pnstrdup(s, strlen(s));
+	return dup_bytes(s, strlen(s));
 }
 
 char *
 pg_strdup(const char *s)
 {
-	return pstrdup(s);
+	return dup_bytes(s, strlen(s));
 }
 
 char *
 pnstrdup(const char *s, Size n)
 {
-	size_t		len = strnlen(s, n);
-	char	   *r = alloc(len + 1, 0);
-
-	memcpy(r, s, len);
-	r[len] = '\0';
-	return r;
+	return dup_bytes(s, strnlen(s, n));
 }

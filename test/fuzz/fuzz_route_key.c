@@ -36,26 +36,6 @@ tri_not(Tri t)
 	return t == T_TRUE ? T_FALSE : t == T_FALSE ? T_TRUE : T_UNKNOWN;
 }
 
-static bool
-holds(OdCmp op, int c)
-{
-	switch (op)
-	{
-		case CMP_EQ:
-			return c == 0;
-		case CMP_NE:
-			return c != 0;
-		case CMP_GT:
-			return c > 0;
-		case CMP_GE:
-			return c >= 0;
-		case CMP_LT:
-			return c < 0;
-		default:
-			return c <= 0;
-	}
-}
-
 /* The filter (odata_parse's tree) on an entity whose PartitionKey is pk; the rest unknown. */
 static Tri
 eval(const OdNode *n, const char *pk, uint32 pk_len)
@@ -88,7 +68,7 @@ eval(const OdNode *n, const char *pk, uint32 pk_len)
 				int			c = memcmp(pk, n->lit.str, Min(pk_len, n->lit.len));
 
 				c = c ? c : (pk_len > n->lit.len) - (pk_len < n->lit.len);
-				return holds(n->op, c) ? T_TRUE : T_FALSE;
+				return odata_cmp_holds(n->op, c) ? T_TRUE : T_FALSE;
 			}
 	}
 }

@@ -2,7 +2,7 @@
  * unit.c - the gateway's C unit tests: the table of operations (ops.h), the error mapping
  * (errors.c over the extension's error table), URL and SAS parsing, the changeset parser, the
  * XML reader, CORS exposed headers and allowed origins, x-ms-version, the CRC64 of
- * x-ms-content-crc64, base64 capacity.
+ * x-ms-content-crc64, base64 capacity; route_test.c: the routed mode's shard hash and PartitionKeys.
  * Built by `make gateway-unit` (linked with every gateway object but main's); run by
  * test/gateway/run.sh. Prints one line per check and "N passed, N failed"; exits non-zero on a
  * failure.
@@ -14,6 +14,7 @@
 #include "props.h"
 #include "sas.h"
 #include "ts_error.h"
+#include "unit.h"
 #include "version.h"
 #include "xml.h"
 
@@ -21,14 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int	passed,
+int			passed,
 			failed;
-
-#define CHECK(cond, ...) \
-	do { \
-		if (cond) { passed++; } \
-		else { failed++; printf("FAIL %s:%d ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-	} while (0)
 
 /* ---------------------------------------------------------------- the table of operations */
 
@@ -640,6 +635,7 @@ main(void)
 	test_budget();
 	test_framing();
 	test_versions();
+	test_route();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -19,12 +19,14 @@
  *   sent at once and the connection closed.
  * - Memory (budget.h): bodies held take from the body budget (body_memory) as their buffers grow
  *   with the bytes received - never by what Content-Length announces, so a request that stalls
- *   holds what it sent; answers take from the answer budget (response_memory) from when they are
- *   built until they are sent or dropped. Each budget is shared by account and by credential: a
- *   body that would go past a share is refused (the rest read and discarded, then 503 ServerBusy
- *   and closed), and a request whose account or credential holds its whole answer share is
- *   answered 503 ServerBusy before its operation runs. An answer of which the client reads
- *   nothing for send_timeout_s is dropped.
+ *   holds what it sent - until a database worker takes them; answers take from the answer budget
+ *   (response_memory) their largest possible size when a worker admits them, then their own size
+ *   until they are sent or dropped. Each budget keeps a room for every account and, within an
+ *   account, one for its key: a body with no room is refused (the rest read and discarded, then
+ *   503 ServerBusy and closed; at once to a client waiting for 100-continue), and a request with
+ *   no room for its answer is answered 503 ServerBusy before its operation runs. An answer of
+ *   which the client reads nothing for send_timeout_s is dropped. A CORS preflight (nobody
+ *   signs it) with a body is refused before the body is read.
  * - A request that needs the database is handed to its account's workers (worker.c) and its
  *   connection suspended until the answer is ready; so no HTTP thread waits on the database.
  * - Each request has its own arena, freed when libmicrohttpd reports the request complete.
@@ -499,11 +501,11 @@ answer_too_large(Req *r)
 /*
  * On a database worker: the request's operation, unless the answer budget has no room for the
  * largest answer it may produce, nor gets it within ANSWER_WAIT_MS as answers are sent (then 503
- * ServerBusy, before anything runs). The room is taken at
- * admission, so no holder passes its limits by answers being built, whatever pool_size is; it
- * becomes the answer's own size when the answer is sent (send_response). The body is handed to
- * the worker: its budget is given back at once (bodies on the workers are bounded by their
- * number, pool_size per account), and its buffer freed once the operation has run.
+ * ServerBusy, before anything runs). The room is taken at admission, so no holder passes its
+ * limits by answers being built, whatever pool_size is; it becomes the answer's own size when the
+ * answer is sent (send_response). The body is handed to the worker: its budget is given back at
+ * once (bodies on the workers are bounded by their number, pool_size per account), and its
+ * buffer freed once the operation has run.
  */
 static void
 work_run(Req *r)

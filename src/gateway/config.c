@@ -108,7 +108,7 @@ config_defaults(Config *c)
 	c->header_limit = 32 * 1024;	/* libmicrohttpd clears this much per request: keep it small */
 	c->body_memory = 64u * 1024 * 1024;
 	c->response_memory = 256u * 1024 * 1024;
-	c->account_share_pct = 25;
+	c->account_share_pct = 10;
 	c->credential_share_pct = 50;
 	c->send_timeout_s = 10;
 	c->log_level = LOG_REQUESTS;

@@ -14,14 +14,14 @@ set -eu -o pipefail
 FUZZ_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$FUZZ_DIR/../../scripts/lib.sh"
 
-TARGETS=(entity_json entity_binary etag_text odata route_key index json gw_url gw_query gw_multipart gw_auth gw_sas gw_oauth gw_acl gw_props gw_continuation copy_connstr copy_jsonl)
+TARGETS=(entity_json entity_binary etag_text odata route_key index json gw_url gw_query gw_multipart gw_auth gw_sas gw_oauth gw_acl gw_props gw_continuation gw_framing copy_connstr copy_jsonl)
 # every extension target links the whole backend-free core (src/core: the parsers and codecs)
 BUILD="$FUZZ_DIR/build"
 CLANG=clang-14
 
 # the gateway's parsers (src/gateway), built as the gateway is: with the core's codecs
 # (src/core, for the frontend) and PostgreSQL's frontend libraries
-GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation multipart ops version)
+GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation multipart ops version framing)
 GW_CORE=(edm json_lex sign ts_error)
 build_gw() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib version
@@ -99,6 +99,6 @@ case "${1:-}" in
 	--list) printf '%s\n' "${TARGETS[@]}" ;;
 	--all)
 		for t in "${TARGETS[@]}"; do fuzz "$t" "${2:-600}"; done ;;
-	entity_json | entity_binary | etag_text | odata | route_key | index | json | gw_url | gw_query | gw_multipart | gw_auth | gw_sas | gw_oauth | gw_acl | gw_props | gw_continuation | copy_connstr | copy_jsonl) fuzz "$1" "${2:-600}" ;;
+	entity_json | entity_binary | etag_text | odata | route_key | index | json | gw_url | gw_query | gw_multipart | gw_auth | gw_sas | gw_oauth | gw_acl | gw_props | gw_continuation | gw_framing | copy_connstr | copy_jsonl) fuzz "$1" "${2:-600}" ;;
 	*) sed -n '2,13p' "$0"; exit 2 ;;
 esac

@@ -27,4 +27,20 @@ extern void ts_index_worker_note_change(void);
  */
 extern bool ts_index_worker_launch(int max_builds, bool only_if_idle);
 
+/*
+ * How many workers a database runs at most: max_builds, and at most half of the server's slots
+ * (tablestore.max_index_builds_total, at most half of max_worker_processes), at least one.
+ */
+extern int	ts_index_worker_slots(int max_builds);
+
+/* Does a worker of this database run (or did this transaction launch one)? */
+extern bool ts_index_worker_running(int max_builds);
+
+/*
+ * Cancel the statement of the worker applying the policy of the relation, if one does (the
+ * attempt fails and is retried later): before a drop of the table, which would otherwise wait for
+ * the build. In SPI.
+ */
+extern void ts_index_worker_cancel_build(Oid relid);
+
 #endif							/* INDEX_WORKER_H */

@@ -67,6 +67,7 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
@@ -93,6 +94,8 @@
 #include "utils/portal.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
+#include "utils/acl.h"
 #include "utils/wait_event.h"
 
 PGDLLEXPORT void tablestore_index_worker_main(Datum arg);
@@ -124,8 +127,14 @@ PGDLLEXPORT void tablestore_index_worker_main(Datum arg);
 /* How long the worker waits for each lock a statement needs (tablestore.index_lock_timeout). */
 static int	index_lock_timeout = 1000;
 
+/* The most index workers of one database running at once (tablestore.max_index_builds). */
+static int	max_index_builds = 2;
+
 /* The most index workers of the server at once (tablestore.max_index_builds_total). */
 static int	max_index_builds_total = 4;
+
+/* How often a session looks for queued work that no worker does (ts_index_relaunch_check). */
+#define RELAUNCH_LOOK_S 10
 
 /* What a launcher tells its worker. */
 typedef struct WorkerArgs
@@ -143,6 +152,10 @@ static int	server_slot = 0;
 void
 ts_index_worker_init(void)
 {
+	DefineCustomIntVariable("tablestore.max_index_builds",
+							"The most index builds (indexing policy changes being applied) that run at once in a database.",
+							"Each is a background worker; a change past them waits in the queue (tablestore.index_builds) for one of them.",
+							&max_index_builds, 2, 1, 64, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("tablestore.index_lock_timeout",
 							"How long the index worker waits for each lock a statement of a build needs.",
 							"Past it the attempt ends and is retried later, so that the worker never stalls the sessions queued behind it.",
@@ -160,10 +173,11 @@ builds_total(void)
 	return Min(max_index_builds_total, Max(1, max_worker_processes / 2));
 }
 
-int
-ts_index_worker_slots(int max_builds)
+/* The database's slots: tablestore.max_index_builds, at most half of the server's (at least one). */
+static int
+database_slots(void)
 {
-	return Min(max_builds, Max(1, builds_total() / 2));
+	return Min(max_index_builds, Max(1, builds_total() / 2));
 }
 
 static void
@@ -226,9 +240,9 @@ worker_role(void)
 }
 
 bool
-ts_index_worker_running(int max_builds)
+ts_index_worker_running(void)
 {
-	int			slots = ts_index_worker_slots(max_builds);
+	int			slots = database_slots();
 
 	for (int i = 1; i <= slots; i++)
 	{
@@ -247,12 +261,12 @@ ts_index_worker_running(int max_builds)
 }
 
 bool
-ts_index_worker_launch(int max_builds, bool only_if_idle)
+ts_index_worker_launch(bool only_if_idle)
 {
 	LOCKTAG		tag;
 	int			slot = 0,
 				nfree = 0;
-	int			slots = ts_index_worker_slots(max_builds);
+	int			slots = database_slots();
 	BackgroundWorker w;
 	BackgroundWorkerHandle *handle;
 	WorkerArgs	args;
@@ -330,6 +344,28 @@ ts_index_worker_launch(int max_builds, bool only_if_idle)
 	}
 	pfree(handle);
 	return true;
+}
+
+void
+ts_index_relaunch_check(Oid relid)
+{
+	static TimestampTz last_look = 0;
+	TimestampTz now = GetCurrentStatementStartTimestamp();
+	bool		any;
+
+	if (last_look != 0 && !TimestampDifferenceExceeds(last_look, now, RELAUNCH_LOOK_S * 1000))
+		return;
+	if (!IsTransactionState() || RecoveryInProgress() || !pg_class_ownercheck(relid, GetUserId()))
+		return;
+	last_look = now;
+	if (!ts_index_queue_installed() || ts_index_worker_running())
+		return;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "tablestore: SPI_connect failed");
+	any = ts_index_queue_any();
+	SPI_finish();
+	if (any)
+		(void) ts_index_worker_launch(true);
 }
 
 void

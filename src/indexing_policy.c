@@ -15,9 +15,9 @@
  * background worker slot of the server; past them the change waits in the queue for a running
  * worker. Queued work that no worker does (its worker died, the server restarted, no slot was
  * free) gets one at the next look: indexing_progress by the table's owner, and any tablestore call
- * on a table by its owner, at most every RELAUNCH_LOOK_S seconds per session
- * (ts_index_relaunch_check). Reading the queue needs no right; queueing and launching need the
- * table's ownership, as set_indexing_policy does.
+ * on a table by its owner, at most every few seconds per session (ts_index_relaunch_check,
+ * index_worker.c). Reading the queue needs no right; queueing and launching need the table's
+ * ownership, as set_indexing_policy does.
  */
 #include "postgres.h"
 
@@ -47,26 +47,15 @@
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
-#include "utils/timestamp.h"
 
 PG_FUNCTION_INFO_V1(tablestore_set_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_rest_set_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_get_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_indexing_progress);
 
-/* The most index workers of one database running at once (tablestore.max_index_builds). */
-static int	max_index_builds = 2;
-
-/* How often a session looks for queued work that no worker does (ts_index_relaunch_check). */
-#define RELAUNCH_LOOK_S 10
-
 void
 ts_indexing_policy_init(void)
 {
-	DefineCustomIntVariable("tablestore.max_index_builds",
-							"The most index builds (indexing policy changes being applied) that run at once in a database.",
-							"Each is a background worker; a change past them waits in the queue (tablestore.index_builds) for one of them.",
-							&max_index_builds, 2, 1, 64, PGC_SUSET, 0, NULL, NULL, NULL);
 	ts_index_worker_init();
 }
 
@@ -141,7 +130,7 @@ set_policy(text *tbl, const char *json, size_t len)
 	/* every session translates its filters by the new policy once this commits */
 	CacheInvalidateRelcacheByRelid(t.relid);
 	if (launch)
-		(void) ts_index_worker_launch(max_index_builds, false);
+		(void) ts_index_worker_launch(false);
 	return policy_jsonb(&p);
 }
 
@@ -253,39 +242,6 @@ local_progress(const TsTable *t)
 	return Min(Max(pct, 0), 99);
 }
 
-/*
- * Queued work of the database that no worker does gets one: when the caller may queue it (it
- * owns the table relid), and the queue has work (read as the queue's owner).
- */
-static void
-relaunch(Oid relid)
-{
-	bool		any;
-
-	if (RecoveryInProgress() || !ts_index_queue_installed() || !pg_class_ownercheck(relid, GetUserId()) ||
-		ts_index_worker_running(max_index_builds))
-		return;
-	SPI_connect();
-	any = ts_index_queue_any();
-	SPI_finish();
-	if (any)
-		(void) ts_index_worker_launch(max_index_builds, true);
-}
-
-void
-ts_index_relaunch_check(Oid relid)
-{
-	static TimestampTz last_look = 0;
-	TimestampTz now = GetCurrentStatementStartTimestamp();
-
-	if (last_look != 0 && !TimestampDifferenceExceeds(last_look, now, RELAUNCH_LOOK_S * 1000))
-		return;
-	if (!IsTransactionState() || !pg_class_ownercheck(relid, GetUserId()))
-		return;
-	last_look = now;
-	relaunch(relid);
-}
-
 /* tablestore.indexing_progress(tbl text) -> int */
 Datum
 tablestore_indexing_progress(PG_FUNCTION_ARGS)
@@ -324,7 +280,7 @@ tablestore_indexing_progress(PG_FUNCTION_ARGS)
 			bool		owner = pg_class_ownercheck(t.relid, GetUserId());
 
 			if (ts_index_queue_pending(t.key, owner) && owner)
-				(void) ts_index_worker_launch(max_index_builds, true);
+				(void) ts_index_worker_launch(true);
 		}
 	}
 	SPI_finish();

@@ -6,7 +6,7 @@
 #include "access/relation.h"
 #include "catalog/namespace.h"
 #include "fmgr.h"
-#include "indexing_policy.h"
+#include "index_worker.h"
 #include "shard_fence.h"
 #include "ts_report.h"
 #include "utils/builtins.h"

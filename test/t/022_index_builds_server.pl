@@ -47,9 +47,10 @@ sub hold_snapshot
 }
 
 my %snap = map { $_ => hold_snapshot($_) } ('a1', 'a2');
-$node->safe_psql('a1', qq{SELECT tablestore.set_indexing_policy(t, '$policy') FROM unnest(ARRAY['Big', 'Big2']) t});
+# two changes in a1, each in its own transaction (each launches a worker if a slot is free)
+$node->safe_psql('a1', qq{SELECT tablestore.set_indexing_policy('$_', '$policy')}) for ('Big', 'Big2');
 $node->safe_psql('a2', qq{SELECT tablestore.set_indexing_policy('Big', '$policy')});
-$node->poll_query_until('postgres', qq{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'tablestore index worker'
+$node->poll_query_until('postgres', qq{SELECT count(*) >= 2 FROM pg_stat_activity WHERE backend_type = 'tablestore index worker'
 		AND query LIKE 'CREATE INDEX CONCURRENTLY%' AND wait_event = 'virtualxid'})
   or die 'the builds of a1 and a2 do not wait';
 $node->safe_psql('a3', qq{SELECT tablestore.set_indexing_policy('Big', '$policy')});

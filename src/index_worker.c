@@ -66,6 +66,7 @@
 #include "ts_table.h"
 
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
@@ -355,7 +356,7 @@ ts_index_relaunch_check(Oid relid)
 
 	if (last_look != 0 && !TimestampDifferenceExceeds(last_look, now, RELAUNCH_LOOK_S * 1000))
 		return;
-	if (!IsTransactionState() || RecoveryInProgress() || !pg_class_ownercheck(relid, GetUserId()))
+	if (!IsTransactionState() || IsParallelWorker() || RecoveryInProgress() || !pg_class_ownercheck(relid, GetUserId()))
 		return;
 	last_look = now;
 	if (!ts_index_queue_installed() || ts_index_worker_running())
@@ -467,6 +468,8 @@ run_step(const Step *step)
 			(void) find_all_inheritors(step->locks[i].relid, step->locks[i].mode, NULL);
 	}
 	set_lock_timeout(STATEMENT_WAIT_MS);
+	if (!OidIsValid(step->owner))
+		elog(ERROR, "tablestore index worker: no owner for \"%s\"", step->sql);
 	SetUserIdAndSecContext(step->owner, SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 	MemoryContextSwitchTo(statement_cxt);
 	parsed = pg_parse_query(step->sql);

@@ -270,17 +270,32 @@ tablestore_indexing_progress(PG_FUNCTION_ARGS)
 	else
 	{
 		pct = local_progress(&t);
+		/* applied, but its worker has not removed its row yet: 99 until it has (a moment) */
+		if (pct == 100 && ts_index_queue_installed() && ts_index_queue_pending(t.key, false))
+			pct = 99;
 
 		/*
 		 * Not applied: queued work that no worker does (it died, the server restarted) gets one,
 		 * and a table whose policy is not applied and which has no row is queued - by its owner.
 		 */
-		if (pct < 100 && !RecoveryInProgress() && ts_index_queue_installed())
+		if (pct < 100 && !RecoveryInProgress() && ts_index_queue_installed() && pg_class_ownercheck(t.relid, GetUserId()))
 		{
-			bool		owner = pg_class_ownercheck(t.relid, GetUserId());
-
-			if (ts_index_queue_pending(t.key, owner) && owner)
+			if (ts_index_queue_pending(t.key, false))
 				(void) ts_index_worker_launch(true);
+			else if (!XactReadOnly)
+			{
+				TsIndexState st;
+
+				/*
+				 * No row: looked at again, as a change (no worker leaves before this transaction
+				 * ends, so the row is seen), since the worker that applied it may have removed
+				 * its row after the look above.
+				 */
+				ts_index_worker_note_change();
+				ts_index_state_read(t.relid, &st);
+				if (!st.applied && ts_index_queue_pending(t.key, true))
+					(void) ts_index_worker_launch(true);
+			}
 		}
 	}
 	SPI_finish();

@@ -57,9 +57,8 @@ ts_shared_copy() {
 	local dir
 	dir=$(mktemp -d /tmp/tablestore-test.XXXXXX)
 	cp -r "$TS_ROOT/test" "$TS_ROOT/scripts" "$TS_ROOT/sql" "$TS_ROOT/expected" "$TS_ROOT/Makefile" "$TS_ROOT/$(basename "$TS_ROOT"/*.control)" "$dir/"
-	# the Makefile includes the gateway's and the copy program's rules
-	mkdir -p "$dir/src/gateway" "$dir/src/copy" && cp "$TS_ROOT/src/gateway/gateway.mk" "$dir/src/gateway/" &&
-		cp "$TS_ROOT/src/copy/copy.mk" "$dir/src/copy/"
+	# the Makefile includes the gateway's rules
+	mkdir -p "$dir/src/gateway" && cp "$TS_ROOT/src/gateway/gateway.mk" "$dir/src/gateway/"
 	chmod -R a+rX "$dir"
 	chown -R "$(ts_server_user)" "$dir"
 	echo "$dir"

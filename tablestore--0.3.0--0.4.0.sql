@@ -377,6 +377,10 @@ END $$;
 COMMENT ON PROCEDURE tablestore.wait_for_indexing(text, interval) IS
 'Wait until a table''s indexing policy is applied (indexing_progress 100); call it outside a transaction block';
 
+-- a gateway connected as the database's owner (not a superuser) claims it: the function checks
+-- that its session's role is a member of that owner, whoever may call it
+GRANT EXECUTE ON FUNCTION tablestore.claim_account(text) TO PUBLIC;
+
 
 -- A build pending at the update (its 0.3.0 worker died, or still runs) is queued, and a worker
 -- launched: indexing_progress queues a table whose policy is not applied. Not on a coordinator's

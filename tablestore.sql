@@ -652,6 +652,9 @@ BEGIN
 	END IF;
 END $$;
 REVOKE ALL ON FUNCTION tablestore.claim_account(text) FROM PUBLIC;
+-- a gateway connected as the database's owner (not a superuser) claims it: the function checks
+-- that its session's role is a member of that owner, whoever may call it
+GRANT EXECUTE ON FUNCTION tablestore.claim_account(text) TO PUBLIC;
 
 COMMENT ON FUNCTION tablestore.claim_account(text) IS
 'Record that this database serves the given tablestore-gateway account (the first claim wins); TSA02 when it serves another; the database owner only';

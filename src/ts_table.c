@@ -6,6 +6,7 @@
 #include "access/relation.h"
 #include "catalog/namespace.h"
 #include "fmgr.h"
+#include "index_worker.h"
 #include "shard_fence.h"
 #include "ts_report.h"
 #include "utils/builtins.h"
@@ -100,6 +101,8 @@ ts_table_resolve(text *name, TsTable *t)
 	t->remote = InvalidOid;
 	relation_close(rel, NoLock);
 	snprintf(t->qualified, sizeof(t->qualified), "%s.%s", TS_DATA_SCHEMA, quote_identifier(t->key));
+	/* index work a restart or a dead worker left gets a worker (a time compared, mostly) */
+	ts_index_relaunch_check(t->relid);
 }
 
 bool

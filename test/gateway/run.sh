@@ -24,7 +24,7 @@ BUSY_PID=
 GW_LOG=
 cleanup() {
 	local p
-	for p in $GW_PID $BUSY_PID $LIMITS_PID; do
+	for p in $GW_PID $BUSY_PID $LIMITS_PID ${OWNER_GW_PID:-}; do
 		if kill -0 "$p" 2>/dev/null; then
 			kill "$p" 2>/dev/null || true
 			wait "$p" 2>/dev/null || true
@@ -107,6 +107,35 @@ else
 	passed=$((passed + 1))
 fi
 psql -q -c "SELECT tablestore.drop_table('IdxLoad')" >/dev/null
+# the same through a gateway connected as its database's owner, a role that is not a superuser
+# (doc/gateway.md): it starts (claim_account) and reads a policy's progress during its build
+psql -q -v ON_ERROR_STOP=1 -c "CREATE ROLE gwowner LOGIN" -c "CREATE DATABASE gwowned OWNER gwowner" >/dev/null
+psql -q -v ON_ERROR_STOP=1 -d gwowned -c "CREATE EXTENSION tablestore" -c "GRANT CREATE ON SCHEMA tablestore_data TO gwowner" >/dev/null
+psql -q -v ON_ERROR_STOP=1 -d gwowned -U gwowner >/dev/null <<'SQL'
+SELECT tablestore.create_table('IdxOwned');
+INSERT INTO tablestore_data.idxowned (partition_key, row_key, properties)
+SELECT 'p' || (i % 100), lpad(i::text, 7, '0'),
+	format('{"Code":%s,"Name":"n%s","Note":"%s"}', i, i, repeat('x', 40))::tablestore.entity
+FROM generate_series(1, 50000) i;
+SQL
+OWNER_GW_PORT=$(ts_free_port)
+"$GW_BIN" --port "$OWNER_GW_PORT" --timeout 2 --request-timeout 3 \
+	--dsn "host=$PGHOST port=$PGPORT user=gwowner dbname=gwowned" >>"$GW_LOG" 2>&1 &
+OWNER_GW_PID=$!
+for _ in $(seq 1 50); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$OWNER_GW_PORT") 2>/dev/null && break
+	sleep 0.1
+done
+if kill -0 "$OWNER_GW_PID" 2>/dev/null; then
+	echo "ok   a gateway connected as its database's owner (not a superuser) starts"
+	passed=$((passed + 1))
+	tally 180 node "$GW_TEST_DIR/indexing_test.mjs" --port "$OWNER_GW_PORT" --load-table IdxOwned
+else
+	echo "FAIL a gateway connected as its database's owner (not a superuser) does not start:"
+	tail -3 "$GW_LOG"
+	failed=$((failed + 1))
+fi
+kill "$OWNER_GW_PID" 2>/dev/null; wait "$OWNER_GW_PID" 2>/dev/null || true
 
 SDK_PKG=${GW_SDK_PACKAGE:-$TS_NODE_DIR/package.json}
 if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then

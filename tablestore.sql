@@ -134,23 +134,23 @@ CREATE OPERATOR tablestore.- (
 --------------------------------------------------------------------------------------------------
 
 CREATE FUNCTION tablestore.entity_eq(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_eq_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_ne(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_ne_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_lt(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_lt_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_le(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_le_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_gt(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_gt_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_ge(tablestore.entity, tablestore.entity) RETURNS bool
-AS 'MODULE_PATHNAME', 'tablestore_entity_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_ge_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_cmp(tablestore.entity, tablestore.entity) RETURNS int4
-AS 'MODULE_PATHNAME', 'tablestore_entity_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_cmp_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_hash(tablestore.entity) RETURNS int4
-AS 'MODULE_PATHNAME', 'tablestore_entity_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_hash_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE FUNCTION tablestore.entity_hash_extended(tablestore.entity, int8) RETURNS int8
-AS 'MODULE_PATHNAME', 'tablestore_entity_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+AS 'MODULE_PATHNAME', 'tablestore_entity_hash_extended_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 
 CREATE OPERATOR tablestore.= (
 	LEFTARG = tablestore.entity, RIGHTARG = tablestore.entity, FUNCTION = tablestore.entity_eq,
@@ -652,6 +652,9 @@ BEGIN
 	END IF;
 END $$;
 REVOKE ALL ON FUNCTION tablestore.claim_account(text) FROM PUBLIC;
+-- a gateway connected as the database's owner (not a superuser) claims it: the function checks
+-- that its session's role is a member of that owner, whoever may call it
+GRANT EXECUTE ON FUNCTION tablestore.claim_account(text) TO PUBLIC;
 
 COMMENT ON FUNCTION tablestore.claim_account(text) IS
 'Record that this database serves the given tablestore-gateway account (the first claim wins); TSA02 when it serves another; the database owner only';
@@ -997,7 +1000,7 @@ COMMENT ON TABLE tablestore_internal.shard_fences IS
 CREATE FUNCTION tablestore.routed_by_coordinator(value anyelement) RETURNS anyelement
 AS 'MODULE_PATHNAME', 'tablestore_routed_by_coordinator' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION tablestore.routed_by_coordinator(anyelement) IS
-'Returns its argument; marks the calls of the transaction as forwarded by a coordinator, which routes by its own shard map (a node''s shard fence does not refuse them). Forwarded calls use it; applications do not';
+'Returns its argument; marks the calls of the transaction as forwarded by a coordinator, which routes by its own shard map: a node''s shard fence does not refuse them when the role has the privileges of the owner of the node''s table. Forwarded calls use it; applications do not';
 
 CREATE FUNCTION tablestore.one_writing_node() RETURNS trigger
 AS 'MODULE_PATHNAME', 'tablestore_one_writing_node' LANGUAGE C;
@@ -1018,67 +1021,226 @@ REVOKE ALL ON FUNCTION tablestore_internal.shard_servers() FROM PUBLIC;
 COMMENT ON FUNCTION tablestore_internal.shard_servers() IS
 'The postgres_fdw servers that ship tablestore and have a user mapping for the caller: where moves look for what they left';
 
--- A node statement that may wait for a lock: 1 s at a time (a waiting lock holds up the calls queued
--- behind it), retried until the deadline; the statement's time bounded by the deadline too.
+-- A node statement that may wait for a lock: 50 ms at a time (a waiting lock holds up the calls
+-- queued behind it), retried after a pause that doubles from 50 ms to 1 s, until the deadline; the
+-- statement's time bounded by the deadline too.
 CREATE FUNCTION tablestore_internal.node_ddl(server name, sql text, deadline timestamptz) RETURNS text
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	pause float8 := 0.05;
 BEGIN
 	LOOP
 		BEGIN
-			RETURN tablestore_internal.node_execute(server, 'SET lock_timeout = ''1s''; ' || sql, false,
+			RETURN tablestore_internal.node_execute(server, 'SET lock_timeout = ''50ms''; ' || sql, false,
 				greatest(1, (extract(epoch FROM deadline - clock_timestamp()) * 1000)::int));
 		EXCEPTION WHEN lock_not_available THEN
 			IF clock_timestamp() > deadline THEN
 				RAISE;
 			END IF;
-			PERFORM pg_sleep(0.1);
+			PERFORM pg_sleep(pause * (0.5 + random()));
+			pause := least(pause * 2, 1);
 		END;
 	END LOOP;
 END $$;
 REVOKE ALL ON FUNCTION tablestore_internal.node_ddl(name, text, timestamptz) FROM PUBLIC;
 COMMENT ON FUNCTION tablestore_internal.node_ddl(name, text, timestamptz) IS
-'Run a statement on a node on a connection of its own, waiting at most 1 s at a time for a lock, retried until the deadline';
+'Run a statement on a node on a connection of its own, waiting at most 50 ms at a time for a lock, retried with a growing pause until the deadline';
+
+-- A move's lease on a node (run there over the move's own postgres_fdw connection): a session
+-- advisory lock that lives as long as the move's session, so that what a move whose session is
+-- gone left on the node is known (drop_dead_moves) while a live move's is left alone.
+CREATE FUNCTION tablestore_internal.move_lease(job text, take bool) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	held bool := EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+		AND classid::int = hashtext('tablestore.move_lease') AND objid::int = hashtext(job) AND objsubid = 2);
+BEGIN
+	IF take AND NOT held THEN
+		PERFORM set_config('lock_timeout', '5s', true);
+		PERFORM pg_advisory_lock(hashtext('tablestore.move_lease'), hashtext(job));
+	ELSIF NOT take AND held THEN
+		PERFORM pg_advisory_unlock(hashtext('tablestore.move_lease'), hashtext(job));
+	END IF;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_lease(text, bool) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_lease(text, bool) IS
+'On a node: take (or release) a move''s lease, a session advisory lock held while the move''s session lives';
+
+-- On a node: the subscriptions, publications and replication slots of moves whose lease is free
+-- (their session ended: killed, or its coordinator stopped) dropped, so that none keeps
+-- replicating into a fenced copy or holding WAL; the number dropped. A copy such a move left stays
+-- fenced until move_shard_cleanup (or the next move) of its shard removes it.
+CREATE FUNCTION tablestore_internal.drop_dead_moves() RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	o record;
+	n int := 0;
+BEGIN
+	PERFORM set_config('lock_timeout', '1s', true);
+	FOR o IN SELECT 'sub' AS kind, s.subname::text AS name FROM pg_subscription s JOIN pg_database d ON d.oid = s.subdbid
+			WHERE d.datname = current_database() AND s.subname LIKE 'tablestore\_move\_%'
+		UNION ALL SELECT 'pub', pubname::text FROM pg_publication WHERE pubname LIKE 'tablestore\_move\_%'
+		UNION ALL SELECT 'slot', slot_name::text FROM pg_replication_slots
+			WHERE database = current_database() AND slot_name LIKE 'tablestore\_move\_%'
+	LOOP
+		BEGIN
+			-- the lease is free: no live move holds it (and none takes it while this transaction runs)
+			CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtext('tablestore.move_lease'), hashtext(o.name));
+			IF o.kind = 'sub' THEN
+				EXECUTE format('ALTER SUBSCRIPTION %1$I DISABLE; ALTER SUBSCRIPTION %1$I SET (slot_name = NONE); DROP SUBSCRIPTION %1$I', o.name);
+			ELSIF o.kind = 'pub' THEN
+				EXECUTE format('DROP PUBLICATION %I', o.name);
+			ELSE
+				PERFORM pg_terminate_backend(active_pid, 5000) FROM pg_replication_slots WHERE slot_name = o.name AND active_pid IS NOT NULL;
+				PERFORM pg_drop_replication_slot(o.name);
+			END IF;
+			n := n + 1;
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'tablestore: % % of a move that is over was not dropped: %', o.kind, o.name, SQLERRM;
+		END;
+	END LOOP;
+	RETURN n;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.drop_dead_moves() FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.drop_dead_moves() IS
+'On a node: the subscriptions, publications and replication slots of moves whose session is gone (their lease is free) dropped; the number dropped';
+
+-- On a move's target: the trigger of the shard table the move fills (ENABLE REPLICA: it fires in
+-- the subscription's workers only), so that the subscription of a move that is over stops at its
+-- next change instead of replicating into the fenced copy: when the move's lease (move_lease) is
+-- free, the change is refused, and the subscription (disable_on_error) stops. Checked once per
+-- transaction of the worker.
+CREATE FUNCTION tablestore_internal.move_lease_check() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF coalesce(current_setting('tablestore_move.lease_seen', true), '') <> TG_ARGV[0] THEN
+		IF pg_try_advisory_xact_lock(hashtext('tablestore.move_lease'), hashtext(TG_ARGV[0])) THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: the move %s is over: its subscription stops', TG_ARGV[0]),
+				HINT = 'tablestore.move_shard_cleanup (or the next move) removes it.';
+		END IF;
+		PERFORM set_config('tablestore_move.lease_seen', TG_ARGV[0], true);
+	END IF;
+	IF TG_OP = 'DELETE' THEN
+		RETURN OLD;
+	END IF;
+	RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_lease_check() FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_lease_check() IS
+'Trigger of the shard table a move fills, in its subscription''s workers: a change is refused (the subscription stops) once the move''s lease is free';
+
+-- On a move's target: the fenced, empty shard table the move fills, owned by the owner of the
+-- node's table (a node that did not hold the table gets it with the source's owner and grants),
+-- with the privileges of that table, its lease trigger (move_lease_check, dropped with the fence),
+-- and the table's indexing policy (the coordinator's).
+CREATE FUNCTION tablestore_internal.move_target(name text, shard_count int, shard int, version text, shard_table text,
+	job text, owner name, grants text, policy jsonb) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	parent text := format('tablestore_data.%I', lower(name));
+	fresh bool := to_regclass(format('tablestore_data.%I', lower(name))) IS NULL;
+	g record;
+BEGIN
+	PERFORM tablestore.create_shards(name, shard_count, ARRAY[shard], version);
+	IF fresh THEN
+		EXECUTE format('ALTER TABLE %s OWNER TO %I', parent, owner);
+		IF grants <> '' THEN
+			EXECUTE grants;
+		END IF;
+	END IF;
+	EXECUTE format('ALTER TABLE %s OWNER TO %I', shard_table, (SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = parent::regclass));
+	FOR g IN SELECT a.privilege_type, a.grantee, a.is_grantable FROM pg_class c, aclexplode(c.relacl) a
+		WHERE c.oid = parent::regclass AND a.grantee <> c.relowner
+	LOOP
+		EXECUTE format('GRANT %s ON %s TO %s%s', g.privilege_type, shard_table,
+			CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(g.grantee)) END,
+			CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+	END LOOP;
+	INSERT INTO tablestore_internal.shard_fences (shard_table, table_key, shard, state, move)
+		VALUES (shard_table::regclass, lower(name), shard, 'filling', job);
+	EXECUTE format('CREATE TRIGGER tablestore_move_lease BEFORE INSERT OR UPDATE OR DELETE ON %1$s FOR EACH ROW '
+		'EXECUTE FUNCTION tablestore_internal.move_lease_check(%2$L); ALTER TABLE %1$s ENABLE REPLICA TRIGGER tablestore_move_lease', shard_table, job);
+	IF tablestore.get_indexing_policy(name) IS DISTINCT FROM policy THEN
+		PERFORM tablestore.set_indexing_policy(name, policy);
+	END IF;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_target(text, int, int, text, text, text, name, text, jsonb) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_target(text, int, int, text, text, text, name, text, jsonb) IS
+'On a move''s target: the fenced, empty shard table, owned and granted as the node''s table (the source''s owner and grants on a node new to the table), and the table''s indexing policy';
+
+-- A move's wait on a node, bounded and watched: the query (a boolean) on the server every 10 ms
+-- until it answers true (true) or the deadline passes (false). Every second both nodes of the move
+-- are checked: a node that cannot be reached, or a subscription that is gone or stopped (it stops
+-- itself on an error: disable_on_error), fails the move at once instead of at its deadline.
+CREATE FUNCTION tablestore_internal.move_wait(server name, sql text, deadline timestamptz, source name, target name, job text) RETURNS bool
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	sub text;
+BEGIN
+	LOOP
+		IF tablestore_internal.node_wait(server, sql,
+			least(1000, greatest(0, (extract(epoch FROM deadline - clock_timestamp()) * 1000)::int))) THEN
+			RETURN true;
+		END IF;
+		IF clock_timestamp() >= deadline THEN
+			RETURN false;
+		END IF;
+		PERFORM tablestore_internal.node_execute(source, 'SELECT 1', false, 5000);
+		sub := tablestore_internal.node_execute(target, format('SELECT coalesce((SELECT s.subenabled::text FROM pg_catalog.pg_subscription s '
+			'JOIN pg_catalog.pg_database d ON d.oid = s.subdbid WHERE s.subname = %L AND d.datname = pg_catalog.current_database()), ''gone'')', job),
+			false, 5000);
+		IF sub <> 'true' THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: the subscription %s of the move on the node "%s" %s', job, target,
+				CASE sub WHEN 'gone' THEN 'is gone' ELSE 'stopped on an error (the node''s log has it)' END);
+		END IF;
+	END LOOP;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_wait(name, text, timestamptz, name, name, text) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_wait(name, text, timestamptz, name, name, text) IS
+'A move''s wait for a query on a node to answer true, until the deadline (false); a node that cannot be reached or a stopped subscription fails it at once';
 
 -- The switch, the one step under the coordinator's lock, bounded: the coordinator's table locked
--- (calls through it wait), the source's shard table locked (direct calls on the shard wait), the
--- source's WAL position flushed, the subscriber waited for until it has applied that much, the
--- source's shard table fenced and the coordinator's partition re-pointed. false when a lock or the
--- subscriber is not there in time (the caller rolls back, which releases the locks, and retries);
--- true: the caller commits.
-CREATE FUNCTION tablestore_internal.move_switch(tbl text, shard int, source name, target name, job text, budget_ms int)
-RETURNS bool LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+-- (calls through it wait), the source's shard table locked (direct calls on the shard wait), each
+-- lock waited for at most lock_ms; the source's WAL position flushed, the subscriber waited for at
+-- most catchup_ms until it has applied that much, the source's shard table fenced and the
+-- coordinator's partition re-pointed. 'switched': the caller commits; 'locked' (a lock was not
+-- granted in time) or 'behind' (the subscriber was not there in time): the caller rolls back, which
+-- releases the locks, and tries again later.
+CREATE FUNCTION tablestore_internal.move_switch(tbl text, shard int, source name, target name, job text, lock_ms int, catchup_ms int)
+RETURNS text LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	p record;
-	t0 timestamptz := clock_timestamp();
+	t0 timestamptz;
 	lsn text;
 BEGIN
-	PERFORM set_config('lock_timeout', (budget_ms / 3)::text || 'ms', true);
+	PERFORM set_config('lock_timeout', lock_ms::text || 'ms', true);
 	-- the lock first (a lock taken after reading the placement would be an upgrade, which two moves could deadlock on)
 	EXECUTE format('LOCK TABLE tablestore_data.%I IN ACCESS EXCLUSIVE MODE', lower(tbl));
 	SELECT * INTO STRICT p FROM tablestore_internal.shard_placement(tbl, shard);
 	IF p.server <> source THEN
 		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: shard %s of the table "%s" moved to "%s" meanwhile', shard, p.key, p.server);
 	END IF;
-	PERFORM tablestore_internal.node_execute(source, format('SET LOCAL lock_timeout = %L', (budget_ms / 3)::text || 'ms'), true);
+	PERFORM tablestore_internal.node_execute(source, format('SELECT pg_catalog.set_config(''lock_timeout'', %L, true)', lock_ms::text || 'ms'), true);
 	PERFORM tablestore_internal.node_execute(source, format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', p.shard_table), true);
+	t0 := clock_timestamp();
 	lsn := tablestore_internal.node_execute(source, 'SELECT tablestore_internal.flushed_wal_lsn()', true);
 	WHILE tablestore_internal.node_execute(source, format('SELECT COALESCE((SELECT bool_or(replay_lsn >= %L::pg_lsn) '
 		'FROM pg_catalog.pg_stat_replication WHERE application_name = %L AND state = ''streaming''), false)', lsn, job), true) <> 't' LOOP
-		IF clock_timestamp() > t0 + budget_ms * interval '1 ms' THEN
-			RETURN false;
+		IF clock_timestamp() > t0 + catchup_ms * interval '1 ms' THEN
+			RETURN 'behind';
 		END IF;
-		PERFORM pg_sleep(0.005);
+		PERFORM pg_sleep(0.002);
 	END LOOP;
 	PERFORM tablestore_internal.node_execute(source, format('INSERT INTO tablestore_internal.shard_fences (shard_table, table_key, shard, state, move) '
 		'VALUES (%L::regclass, %L, %s, ''moved'', %L)', p.shard_table, p.key, shard, job), true);
 	PERFORM tablestore_internal.repoint_shard(tbl, shard, target);
-	RETURN true;
+	RETURN 'switched';
 EXCEPTION WHEN lock_not_available THEN
-	RETURN false;
+	RETURN 'locked';
 END $$;
-REVOKE ALL ON FUNCTION tablestore_internal.move_switch(text, int, name, name, text, int) FROM PUBLIC;
-COMMENT ON FUNCTION tablestore_internal.move_switch(text, int, name, name, text, int) IS
-'move_shard''s switch under the coordinator''s lock, bounded by budget_ms: false when a lock or the subscriber was not there in time';
+REVOKE ALL ON FUNCTION tablestore_internal.move_switch(text, int, name, name, text, int, int) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_switch(text, int, name, name, text, int, int) IS
+'move_shard''s switch under the coordinator''s lock, bounded (lock_ms per lock, catchup_ms for the subscriber): switched, locked or behind';
 
 -- What a move of a shard leaves on the nodes, removed so that they agree with the coordinator's
 -- shard map (as this transaction sees it): the node the map names serves the shard (its fence
@@ -1105,7 +1267,13 @@ BEGIN
 	FOR srv IN SELECT DISTINCT x FROM unnest(coalesce(servers, ARRAY(SELECT tablestore_internal.shard_servers())) || p.server) x ORDER BY 1
 	LOOP
 		BEGIN
-			st := tablestore_internal.node_execute(srv, format($q$SELECT pg_catalog.jsonb_build_object(
+			-- what moves whose session is gone left there first (drop_dead_moves), then what the node has
+			st := tablestore_internal.node_execute(srv, format($q$DO $d$ BEGIN
+					IF pg_catalog.to_regprocedure('tablestore_internal.drop_dead_moves()') IS NOT NULL THEN
+						PERFORM tablestore_internal.drop_dead_moves();
+					END IF;
+				END $d$;
+				SELECT pg_catalog.jsonb_build_object(
 				'id', (SELECT system_identifier::text FROM pg_catalog.pg_control_system()) || '/' || pg_catalog.current_database(),
 				'sub', (SELECT s.oid::text FROM pg_catalog.pg_subscription s JOIN pg_catalog.pg_database d ON d.oid = s.subdbid
 					WHERE s.subname = %1$L AND d.datname = pg_catalog.current_database()),
@@ -1115,7 +1283,7 @@ BEGIN
 				'table', pg_catalog.to_regclass(%2$L) IS NOT NULL,
 				'fence', (SELECT state FROM tablestore_internal.shard_fences WHERE shard_table = pg_catalog.to_regclass(%2$L)),
 				'dangling', (SELECT pg_catalog.count(*) FROM tablestore_internal.shard_fences f
-					WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = f.shard_table)))::text$q$, job, p.shard_table), false)::jsonb;
+					WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = f.shard_table)))::text$q$, job, p.shard_table), false, 30000)::jsonb;
 			seen := seen || jsonb_build_object(srv, st);
 		EXCEPTION WHEN OTHERS THEN
 			RAISE WARNING 'tablestore: the node "%" cannot be checked for what a move of shard % left: %', srv, shard, SQLERRM;
@@ -1132,7 +1300,8 @@ BEGIN
 	END IF;
 	-- 1. the node the map names serves the shard
 	IF seen -> p.server ->> 'fence' IS NOT NULL THEN
-		PERFORM tablestore_internal.node_ddl(p.server, format('DELETE FROM tablestore_internal.shard_fences WHERE shard_table = %L::regclass', p.shard_table), far);
+		PERFORM tablestore_internal.node_ddl(p.server, format('DELETE FROM tablestore_internal.shard_fences WHERE shard_table = %1$L::regclass; '
+			'DROP TRIGGER IF EXISTS tablestore_move_lease ON %1$s', p.shard_table), far);
 	END IF;
 	-- 2. the subscription (without dropping its slot from here: its publisher may be gone)
 	FOR srv, st IN SELECT * FROM jsonb_each(seen) WHERE value ->> 'sub' IS NOT NULL LOOP
@@ -1211,13 +1380,35 @@ BEGIN
 	EXCEPTION WHEN OTHERS OR query_canceled THEN
 		RAISE WARNING 'tablestore: removing what the failed move left did not finish (%): call tablestore.move_shard_cleanup', SQLERRM;
 	END;
-	PERFORM tablestore_internal.move_lock(tbl, shard, false);
+	CALL tablestore_internal.move_release(tbl, shard, servers);
 END $$;
 REVOKE ALL ON PROCEDURE tablestore_internal.move_abandon(text, int, name[]) FROM PUBLIC;
 COMMENT ON PROCEDURE tablestore_internal.move_abandon(text, int, name[]) IS
-'A failed move''s end: what it left on the two nodes removed (move_cleanup, a warning if that fails) and the shard''s move lock released';
+'A failed move''s end: what it left on the two nodes removed (move_cleanup, a warning if that fails), its leases and the shard''s move lock released';
 
--- No SET clause: a procedure with one cannot commit, and this one commits between its steps.
+-- A move's end: its leases on the nodes (move_lease; a node that cannot be reached is skipped: the
+-- lease ends with this session's connection) and the shard's move lock released.
+CREATE PROCEDURE tablestore_internal.move_release(tbl text, shard int, servers name[])
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	srv name;
+	job text := format('tablestore_move_%s_%s', left(md5(lower(tbl)), 12), shard);
+BEGIN
+	FOREACH srv IN ARRAY servers LOOP
+		BEGIN
+			PERFORM tablestore_internal.node_execute(srv, format('SELECT tablestore_internal.move_lease(%L, false)', job), true);
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
+			NULL;
+		END;
+	END LOOP;
+	PERFORM tablestore_internal.move_lock(tbl, shard, false);
+END $$;
+REVOKE ALL ON PROCEDURE tablestore_internal.move_release(text, int, name[]) FROM PUBLIC;
+COMMENT ON PROCEDURE tablestore_internal.move_release(text, int, name[]) IS
+'A move''s end: its leases on the nodes and the shard''s move lock released';
+
+-- No SET clause: a procedure with one cannot commit, and this one commits between its steps (so
+-- every name is qualified). No step holds a lock on the coordinator's table but the switch.
 CREATE PROCEDURE tablestore.move_shard(tbl text, shard int, to_server name, timeout interval DEFAULT '10 minutes')
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -1226,8 +1417,11 @@ DECLARE
 	version text;
 	deadline timestamptz := pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) timeout;
 	lsn text;
-	switched bool := false;
-	attempts int := 0;
+	outcome text := '';
+	catchup_ms int := 50;
+	pause float8 := 0.05;
+	owner text;
+	grants text;
 	timed_out text := pg_catalog.format('the move of shard %s did not finish in %s', shard, timeout);
 BEGIN
 	SELECT * INTO STRICT p FROM tablestore_internal.shard_placement(tbl, shard);
@@ -1239,27 +1433,56 @@ BEGIN
 	job := pg_catalog.format('tablestore_move_%s_%s', pg_catalog.left(pg_catalog.md5(p.key), 12), shard);
 	PERFORM tablestore_internal.move_lock(tbl, shard, true);
 
-	-- 1. what an earlier move of the shard left, removed; a fenced, empty shard table on the
-	--    target; the source publishes the shard and the target subscribes (logical replication
-	--    applies rows without the stamp trigger, so every entity keeps its Timestamp and ETag)
+	-- 1. both nodes answer (one that is down fails the move here, within its connect timeout); the
+	--    move's lease on both; what an earlier move of the shard (and any move whose session is
+	--    gone) left, removed; a fenced, empty shard table on the target, owned and indexed as the
+	--    table there; the source publishes the shard and the target subscribes (logical
+	--    replication applies rows without the stamp trigger, so every entity keeps its Timestamp
+	--    and ETag; an apply error stops the subscription, which fails the move)
 	BEGIN
 		IF NOT to_server OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT tablestore_internal.shard_servers())) THEN
 			RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = pg_catalog.format('InvalidInput: the server "%s" is not a postgres_fdw server '
 				'that ships tablestore and has a user mapping', to_server);
 		END IF;
+		PERFORM tablestore_internal.node_execute(p.server, 'SELECT 1', false, 5000);
+		PERFORM tablestore_internal.node_execute(to_server, 'SELECT 1', false, 5000);
+		PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('SELECT tablestore_internal.move_lease(%L, true)', job), true);
+		PERFORM tablestore_internal.node_execute(to_server, pg_catalog.format('SELECT tablestore_internal.move_lease(%L, true)', job), true);
 		CALL tablestore_internal.move_cleanup(tbl, shard, NULL, false);
-		PERFORM tablestore_internal.node_ddl(to_server, pg_catalog.format('SELECT tablestore.create_shards(%L, %s, ARRAY[%s], %L); '
-			'INSERT INTO tablestore_internal.shard_fences (shard_table, table_key, shard, state, move) VALUES (%L::regclass, %L, %s, ''filling'', %L)',
-			p.name, p.shard_count, shard, version, p.shard_table, p.key, shard, job), deadline);
+		SELECT x[1], x[2] INTO owner, grants FROM pg_catalog.string_to_array(tablestore_internal.node_execute(p.server, pg_catalog.format(
+			$q$SELECT pg_catalog.pg_get_userbyid(c.relowner) || E'\n' || coalesce(pg_catalog.string_agg(pg_catalog.format('GRANT %%s ON %%s TO %%s%%s',
+				a.privilege_type, c.oid::regclass, CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END,
+				CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '; ') FILTER (WHERE a.grantee IS NOT NULL), '')
+			FROM pg_catalog.pg_class c LEFT JOIN LATERAL pg_catalog.aclexplode(c.relacl) a ON a.grantee <> c.relowner
+			WHERE c.oid = pg_catalog.to_regclass(%L) GROUP BY c.oid, c.relowner$q$, 'tablestore_data.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.key)),
+			false, 5000), E'\n') x;
+		PERFORM tablestore_internal.node_ddl(to_server, pg_catalog.format('SELECT tablestore_internal.move_target(%L, %s, %s, %L, %L, %L, %L, %L, %L)',
+			p.name, p.shard_count, shard, version, p.shard_table, job, owner, grants, tablestore.get_indexing_policy(tbl)), deadline);
 		PERFORM tablestore_internal.node_ddl(p.server, pg_catalog.format('CREATE PUBLICATION %I FOR TABLE %s', job, p.shard_table), deadline);
+	EXCEPTION WHEN OTHERS OR query_canceled THEN
+		CALL tablestore_internal.move_abandon(tbl, shard, ARRAY[p.server, to_server]);
+		IF SQLSTATE OPERATOR(pg_catalog.=) '57014' AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) deadline THEN
+			RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;	-- a node's statement timeout: the move's
+		END IF;
+		RAISE;
+	END;
+	COMMIT;	-- the lookups' locks (the policy's on the coordinator's table) go before the copy's wait
+
+	BEGIN
+		-- the slot first, made by a session of its own on the source, which waits for the
+		-- transactions running there: made by CREATE SUBSCRIPTION, it would wait inside that
+		-- statement's transaction on the target, and moves in a ring (n1 to n2, n2 to n3, n3 to n1)
+		-- would each wait for the next one's for ever
+		PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('SELECT pg_catalog.pg_create_logical_replication_slot(%L, ''pgoutput'')', job),
+			false, GREATEST(1, (pg_catalog.date_part('epoch', deadline OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::int));
 		PERFORM tablestore_internal.node_execute(to_server, pg_catalog.format('CREATE SUBSCRIPTION %I CONNECTION %L PUBLICATION %I '
-			'WITH (synchronous_commit = on)', job, tablestore_internal.server_conninfo(p.server), job), false,
+			'WITH (create_slot = false, slot_name = %I, synchronous_commit = on, disable_on_error = true)', job,
+			tablestore_internal.server_conninfo(p.server), job, job), false,
 			GREATEST(1, (pg_catalog.date_part('epoch', deadline OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::int));
 		-- the copy
-		IF NOT tablestore_internal.node_wait(to_server, pg_catalog.format('SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 0 '
+		IF NOT tablestore_internal.move_wait(to_server, pg_catalog.format('SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 0 '
 			'FROM pg_catalog.pg_subscription_rel r JOIN pg_catalog.pg_subscription s ON s.oid OPERATOR(pg_catalog.=) r.srsubid '
-			'WHERE s.subname OPERATOR(pg_catalog.=) %L AND r.srsubstate OPERATOR(pg_catalog.<>) ''r''', job),
-			GREATEST(0, (pg_catalog.date_part('epoch', deadline OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::int)) THEN
+			'WHERE s.subname OPERATOR(pg_catalog.=) %L AND r.srsubstate OPERATOR(pg_catalog.<>) ''r''', job), deadline, p.server, to_server, job) THEN
 			RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;
 		END IF;
 	EXCEPTION WHEN OTHERS OR query_canceled THEN
@@ -1272,24 +1495,22 @@ BEGIN
 	COMMIT;
 
 	-- 2. the switch: the target catches up without a lock, then the last step under the
-	--    coordinator's lock takes at most a second (move_switch); when the target is behind
-	--    after it, the locks are released and the target catches up again
+	--    coordinator's lock, each lock waited for at most 20 ms and the rest of the catch-up for 50
+	--    ms (up to 200 ms after the target fell behind at it) (move_switch); when a lock or the
+	--    target is not there in time, the locks are released and the switch is tried again after a
+	--    pause that doubles from 50 ms to 2 s, until the move's time limit
 	LOOP
 		BEGIN
-			IF attempts OPERATOR(pg_catalog.>) 0 THEN
-				PERFORM pg_catalog.pg_sleep(0.2);
-			END IF;
-			attempts := attempts OPERATOR(pg_catalog.+) 1;
 			IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>) deadline THEN
 				RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;
 			END IF;
-			lsn := tablestore_internal.node_execute(p.server, 'SELECT tablestore_internal.flushed_wal_lsn()', false);
-			IF NOT tablestore_internal.node_wait(p.server, pg_catalog.format('SELECT COALESCE((SELECT pg_catalog.bool_or(replay_lsn OPERATOR(pg_catalog.>=) %L::pg_lsn) '
+			lsn := tablestore_internal.node_execute(p.server, 'SELECT tablestore_internal.flushed_wal_lsn()', false, 5000);
+			IF NOT tablestore_internal.move_wait(p.server, pg_catalog.format('SELECT COALESCE((SELECT pg_catalog.bool_or(replay_lsn OPERATOR(pg_catalog.>=) %L::pg_lsn) '
 				'FROM pg_catalog.pg_stat_replication WHERE application_name OPERATOR(pg_catalog.=) %L AND state OPERATOR(pg_catalog.=) ''streaming''), false)', lsn, job),
-				GREATEST(0, (pg_catalog.date_part('epoch', deadline OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::int)) THEN
+				deadline, p.server, to_server, job) THEN
 				RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;
 			END IF;
-			switched := tablestore_internal.move_switch(tbl, shard, p.server, to_server, job, 1000);
+			outcome := tablestore_internal.move_switch(tbl, shard, p.server, to_server, job, 20, catchup_ms);
 		EXCEPTION WHEN OTHERS OR query_canceled THEN
 			CALL tablestore_internal.move_abandon(tbl, shard, ARRAY[p.server, to_server]);
 			IF SQLSTATE OPERATOR(pg_catalog.=) '57014' AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) deadline THEN
@@ -1297,11 +1518,16 @@ BEGIN
 			END IF;
 			RAISE;
 		END;
-		IF switched THEN
+		IF outcome OPERATOR(pg_catalog.=) 'switched' THEN
 			COMMIT;
 			EXIT;
 		END IF;
 		ROLLBACK;
+		IF outcome OPERATOR(pg_catalog.=) 'behind' THEN
+			catchup_ms := LEAST(catchup_ms OPERATOR(pg_catalog.*) 2, 200);
+		END IF;
+		PERFORM pg_catalog.pg_sleep(pause OPERATOR(pg_catalog.*) (0.5 OPERATOR(pg_catalog.+) pg_catalog.random()));
+		pause := LEAST(pause OPERATOR(pg_catalog.*) 2, 2);
 	END LOOP;
 
 	-- 3. the coordinator's map names the target: the target serves the shard; the source's copy,
@@ -1309,14 +1535,14 @@ BEGIN
 	BEGIN
 		CALL tablestore_internal.move_cleanup(tbl, shard, ARRAY[p.server, to_server], true);
 	EXCEPTION WHEN OTHERS OR query_canceled THEN
-		PERFORM tablestore_internal.move_lock(tbl, shard, false);
+		CALL tablestore_internal.move_release(tbl, shard, ARRAY[p.server, to_server]);
 		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = pg_catalog.format('InvalidInput: shard %s of the table "%s" moved to "%s", but removing what the move used failed: %s',
 			shard, p.key, to_server, SQLERRM), HINT = pg_catalog.format('Call tablestore.move_shard_cleanup(%L, %s).', tbl, shard);
 	END;
-	PERFORM tablestore_internal.move_lock(tbl, shard, false);
+	CALL tablestore_internal.move_release(tbl, shard, ARRAY[p.server, to_server]);
 END $$;
 COMMENT ON PROCEDURE tablestore.move_shard(text, int, name, interval) IS
-'Move a distributed table''s shard to another server online: logical replication, catch-up, a switch of at most a second under the coordinator''s lock, the source fenced, the partition re-pointed; a failure removes what it made';
+'Move a distributed table''s shard to another server online: logical replication, catch-up, a switch of tens of milliseconds under the coordinator''s lock, the source fenced, the partition re-pointed; a failure removes what it made';
 
 CREATE PROCEDURE tablestore.move_shard_cleanup(tbl text, shard int)
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$

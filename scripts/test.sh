@@ -16,8 +16,9 @@
 #                test/gateway/crash.sh (SIGKILL PostgreSQL under SDK load) - own clusters
 #   copy         test/copy/run.sh: tablestore-copy against a cluster, Azurite and the gateway (round
 #                trips of every EDM type, ETags kept, kill -9 and --resume, --sync --mirror,
-#                throttling, SAS-only credentials, rejects, bad input); COPY_KILL_ENTITIES sizes
-#                the kill/resume copy (default 200000)
+#                throttling, SAS-only credentials, rejects, bad input, --filter from every
+#                source, a hostile endpoint, secrets and files); COPY_KILL_ENTITIES (50000) and
+#                COPY_PEER_ENTITIES (5000) size the kill/resume copies (the long run: 200000 each)
 #   sdk          the conformance suite (test/sdk, official @azure/data-tables + raw HTTP) against
 #                the gateway (every case must pass) and against Azurite; every case where the two
 #                differ must be explained in test/sdk/DIFFERENCES.md
@@ -58,9 +59,8 @@ ts_shared_copy() {
 	local dir
 	dir=$(mktemp -d /tmp/tablestore-test.XXXXXX)
 	cp -r "$TS_ROOT/test" "$TS_ROOT/scripts" "$TS_ROOT/sql" "$TS_ROOT/expected" "$TS_ROOT/Makefile" "$TS_ROOT/$(basename "$TS_ROOT"/*.control)" "$dir/"
-	# the Makefile includes the gateway's and tablestore-copy's rules
-	mkdir -p "$dir/src/gateway" "$dir/src/copy" && cp "$TS_ROOT/src/gateway/gateway.mk" "$dir/src/gateway/" &&
-		cp "$TS_ROOT/src/copy/copy.mk" "$dir/src/copy/"
+	# the Makefile includes the rules of the gateway and of tablestore-copy (every *.mk under src)
+	(cd "$TS_ROOT" && find src -name '*.mk' -exec cp --parents {} "$dir/" \;)
 	chmod -R a+rX "$dir"
 	chown -R "$(ts_server_user)" "$dir"
 	echo "$dir"

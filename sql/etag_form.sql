@@ -111,6 +111,61 @@ SELECT pg_temp.try(format($$SELECT tablestore.merge_entity('Stamps', '{"Partitio
 	replace(:'cur', '%3A', '%253A'))) AS double_encoded;
 SELECT pg_temp.stored('a') = :'cur' AS unchanged;
 
+------------------------------------------------------------------ If-Match: seven fractional digits
+-- Azurite (and the service for some Timestamps) writes an ETag's fraction of a second with seven
+-- digits always; tablestore drops the trailing zeros. An ETag such a source issued, its Timestamp
+-- kept by tablestore-copy --keep-timestamps (import_timestamps), names the same instant and
+-- matches, on every path; another instant, an eighth digit, a cut fraction or another form does not.
+BEGIN;
+SELECT import_timestamps('Stamps');
+INSERT INTO tablestore_data.stamps (partition_key, row_key, etag, properties)
+VALUES ('z', 'frac', 'W/"datetime''2014-08-22T00%3A50%3A44.12Z''"', '{"n":1}'),
+	('z', 'whole', 'W/"datetime''2014-08-22T00%3A50%3A44Z''"', '{"n":1}'),
+	('z', 'seven', 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"', '{"n":1}');
+COMMIT;
+SELECT row_key, etag FROM tablestore_data.stamps WHERE partition_key = 'z' ORDER BY row_key;
+-- against the stored .12 and the stored whole second
+SELECT e, etag_matches('W/"datetime''2014-08-22T00%3A50%3A44.12Z''"', e) AS matches,
+	etag_matches(e, 'W/"datetime''2014-08-22T00%3A50%3A44.12Z''"') AS either_side
+FROM unnest(ARRAY['W/"datetime''2014-08-22T00%3A50%3A44.1200000Z''"', 'W/"datetime''2014-08-22T00:50:44.1200000Z''"',
+	'W/"datetime''2014-08-22T00%3a50%3a44.120Z''"', 'W/"datetime''2014-08-22T00%3A50%3A44.1200001Z''"',
+	'W/"datetime''2014-08-22T00%3A50%3A44.12000000Z''"', 'W/"datetime''2014-08-22T00%3A50%3A44.1Z''"',
+	'W/"datetime''2014-08-22T00%3A50%3A44.1200000''"', 'W/"datetime''2014-08-22T00%3A50%3A44.1200000Z''"-1.2"']) e;
+SELECT e, etag_matches('W/"datetime''2014-08-22T00%3A50%3A44Z''"', e) AS matches,
+	etag_matches(e, 'W/"datetime''2014-08-22T00%3A50%3A44Z''"') AS either_side
+FROM unnest(ARRAY['W/"datetime''2014-08-22T00%3A50%3A44.0000000Z''"', 'W/"datetime''2014-08-22T00%3A50%3A44.0Z''"',
+	'W/"datetime''2014-08-22T00%3A50%3A44.Z''"', 'W/"datetime''2014-08-22T00%3A50%3A44.0000001Z''"',
+	'W/"datetime''2014-08-22T00%3A50%3A44.00000000Z''"', 'W/"datetime''2014-08-22T00%3A50%3A40Z''"',
+	'W/"datetime''2014-08-22T00%3A50%3A4Z''"']) e;
+BEGIN;
+SELECT merge_entity('Stamps', '{"PartitionKey":"z","RowKey":"frac","c":1}',
+	'W/"datetime''2014-08-22T00%3A50%3A44.1200000Z''"') = pg_temp.stored('frac') AS "seven digits (direct path)";
+ROLLBACK;
+BEGIN;
+SET LOCAL tablestore.fast_path = off;
+SELECT merge_entity('Stamps', '{"PartitionKey":"z","RowKey":"whole","c":1}',
+	'W/"datetime''2014-08-22T00%3A50%3A44.0000000Z''"') = pg_temp.stored('whole') AS "seven digits (SQL statement)";
+ROLLBACK;
+BEGIN;
+SELECT r->>'etag' = pg_temp.stored('frac') AS "seven digits (batch)"
+FROM jsonb_array_elements(execute_batch('Stamps', jsonb_build_array(jsonb_build_object('op', 'merge',
+	'entity', '{"PartitionKey":"z","RowKey":"frac","c":1}'::jsonb,
+	'if_match', 'W/"datetime''2014-08-22T00:50:44.1200000Z''"')))) r;
+ROLLBACK;
+BEGIN;
+SELECT rest_write_entity('Stamps', 'z', 'frac', '{"c":1}', true, 'W/"datetime''2014-08-22T00%3A50%3A44.1200000Z''"') =
+	pg_temp.stored('frac') AS "seven digits (REST)";
+ROLLBACK;
+SELECT pg_temp.try($$SELECT tablestore.merge_entity('Stamps', '{"PartitionKey":"z","RowKey":"frac","c":1}',
+	'W/"datetime''2014-08-22T00%3A50%3A44.1200001Z''"')$$) AS another_instant;
+SELECT pg_temp.try($$SELECT tablestore.merge_entity('Stamps', '{"PartitionKey":"z","RowKey":"seven","c":1}',
+	'W/"datetime''2014-08-22T00%3A50%3A44.12345670Z''"')$$) AS eighth_digit;
+SELECT pg_temp.try($$SELECT tablestore.execute_batch('Stamps', jsonb_build_array(jsonb_build_object('op', 'merge',
+	'entity', '{"PartitionKey":"z","RowKey":"whole","c":1}'::jsonb,
+	'if_match', 'W/"datetime''2014-08-22T00%3A50%3A44.0000001Z''"')))::text$$) AS another_instant_batch;
+SELECT count(*) FILTER (WHERE properties::text LIKE '%"c"%') AS changed FROM tablestore_data.stamps WHERE partition_key = 'z';
+DELETE FROM tablestore_data.stamps WHERE partition_key = 'z';
+
 ------------------------------------------------------------------ unique, in one transaction and over many
 -- 999 writes of one entity in one transaction, 3 per round (direct path, plain UPDATE, batch), on
 -- the clock: each Timestamp later than the one before, every ETag distinct (stamped ahead of the

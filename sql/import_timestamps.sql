@@ -91,6 +91,60 @@ GRANT ALL ON tablestore_data.imported TO import_stranger;
 SET ROLE import_stranger;
 SELECT pg_temp.try($$SELECT tablestore.import_timestamps('Imported')$$);
 RESET ROLE;
+-- the owner's at each insert too: a SECURITY DEFINER function of the owner's that calls
+-- import_timestamps does not leave the caller's own inserts keeping the Timestamps they give
+CREATE ROLE import_owner;
+CREATE ROLE import_caller;
+GRANT USAGE ON SCHEMA tablestore, tablestore_data TO import_owner, import_caller;
+GRANT ALL ON tablestore_data.imported TO import_caller;
+ALTER TABLE tablestore_data.imported OWNER TO import_owner;
+CREATE FUNCTION public.owners_import(t text) RETURNS void LANGUAGE sql SECURITY DEFINER
+	SET search_path = pg_catalog AS $$ SELECT tablestore.import_timestamps(t) $$;
+ALTER FUNCTION public.owners_import(text) OWNER TO import_owner;
+GRANT EXECUTE ON FUNCTION public.owners_import(text) TO import_caller;
+SET ROLE import_caller;
+BEGIN;
+SELECT public.owners_import('Imported');
+INSERT INTO tablestore_data.imported (partition_key, row_key, etag, properties)
+VALUES ('p', 'definer', 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"', '{}');
+COMMIT;
+RESET ROLE;
+SELECT etag <> 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"' AS definer_trick_stamped_by_clock
+FROM tablestore_data.imported WHERE row_key = 'definer';
+-- nor a SET ROLE to another role after the owner's call
+BEGIN;
+SET LOCAL ROLE import_owner;
+SELECT import_timestamps('Imported');
+SET LOCAL ROLE import_caller;
+INSERT INTO tablestore_data.imported (partition_key, row_key, etag, properties)
+VALUES ('p', 'setrole', 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"', '{}');
+COMMIT;
+SELECT etag <> 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"' AS set_role_stamped_by_clock
+FROM tablestore_data.imported WHERE row_key = 'setrole';
+-- a table owned by another role: its owner may (and so may a member of it, as PostgreSQL's
+-- ownership goes), another role may not
+SET ROLE import_caller;
+SELECT pg_temp.try($$SELECT tablestore.import_timestamps('Imported')$$) AS not_the_owner;
+RESET ROLE;
+BEGIN;
+SET LOCAL ROLE import_owner;
+SELECT import_timestamps('Imported');
+INSERT INTO tablestore_data.imported (partition_key, row_key, etag, properties)
+VALUES ('p', 'byowner', 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"', '{}');
+COMMIT;
+SELECT etag = 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"' AS owner_keeps
+FROM tablestore_data.imported WHERE row_key = 'byowner';
+GRANT import_owner TO import_caller;
+SET ROLE import_caller;
+SELECT pg_temp.try($$SELECT tablestore.import_timestamps('Imported')$$) AS member_of_the_owner;
+RESET ROLE;
+REVOKE import_owner FROM import_caller;
+ALTER TABLE tablestore_data.imported OWNER TO CURRENT_USER;
+DROP FUNCTION public.owners_import(text);
+REVOKE ALL ON tablestore_data.imported FROM import_caller;
+REVOKE USAGE ON SCHEMA tablestore, tablestore_data FROM import_owner, import_caller;
+DROP ROLE import_owner;
+DROP ROLE import_caller;
 -- unknown and invalid names
 SELECT pg_temp.try($$SELECT import_timestamps('Missing')$$);
 SELECT pg_temp.try($$SELECT import_timestamps('no-such')$$);

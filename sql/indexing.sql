@@ -221,4 +221,68 @@ SELECT count(*) AS entity_indexes FROM pg_index i WHERE i.indrelid = 'tablestore
 SELECT query_sql('Plan2', 'Code eq 4242');
 SELECT count(*) FROM query_entities('Plan2', 'Country eq ''FR'' and Code lt 500');
 
-SELECT drop_table(t) FROM unnest(ARRAY['Pol', 'WithPolicy', 'RestPolicy', 'RestDefault', 'Sem', 'Plan2']) t;
+-- ---------- a table's owner who is not a superuser (review 3, finding 1) ----------
+-- progress, waiting and index_builds read the queue (whose schema PUBLIC may not use) for every
+-- role; queueing a table and launching a worker are the owner's
+CREATE ROLE regress_idx_owner;
+CREATE ROLE regress_idx_other;
+GRANT CREATE ON SCHEMA tablestore_data TO regress_idx_owner;
+SET ROLE regress_idx_owner;
+SELECT create_table('OwnedIdx');
+INSERT INTO tablestore_data.ownedidx (partition_key, row_key, properties)
+SELECT 'p', lpad(i::text, 4, '0'), format('{"A":%s,"B":"b%s"}', i, i)::entity FROM generate_series(1, 2000) i;
+SELECT set_indexing_policy('OwnedIdx', '{"excludedPaths":[{"path":"/B/?"}]}') -> 'excludedPaths' AS excluded;
+SELECT indexing_progress('OwnedIdx') BETWEEN 0 AND 100 AS progress_read;
+SELECT count(*) <= 1 AS builds_read FROM index_builds WHERE table_name = 'OwnedIdx';
+CALL wait_for_indexing('OwnedIdx');
+SELECT indexing_progress('OwnedIdx') AS progress, (SELECT count(*) FROM index_builds) AS queued;
+RESET ROLE;
+-- a policy not applied and not queued (recorded by hand): another role's look queues nothing
+UPDATE tablestore.tables SET indexing_policy = '{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/A/?"}]}'
+WHERE key = 'ownedidx';
+SET ROLE regress_idx_other;
+SELECT indexing_progress('OwnedIdx') < 100 AS not_applied;
+RESET ROLE;
+SELECT count(*) AS queued_by_another FROM tablestore_internal.index_queue WHERE table_key = 'ownedidx';
+-- the owner's look queues it and launches a worker
+SET ROLE regress_idx_owner;
+SELECT indexing_progress('OwnedIdx') < 100 AS not_applied;
+RESET ROLE;
+SELECT count(*) AS queued_by_the_owner FROM tablestore_internal.index_queue WHERE table_key = 'ownedidx';
+SET ROLE regress_idx_owner;
+CALL wait_for_indexing('OwnedIdx');
+SELECT indexing_progress('OwnedIdx') AS progress;
+-- another role may not change it (nor queue it)
+SET ROLE regress_idx_other;
+SELECT set_indexing_policy('OwnedIdx', '{}');
+RESET ROLE;
+
+-- ---------- a failed change, then the policy set back to the index in place (finding 5) ----------
+INSERT INTO tablestore_internal.index_queue (table_key, attempts, last_error, failed)
+VALUES ('ownedidx', 8, 'canceling statement due to lock timeout (SQLSTATE 55P03)', true);
+SELECT state, attempts FROM index_builds WHERE table_name = 'OwnedIdx';
+SET ROLE regress_idx_owner;
+SELECT set_indexing_policy('OwnedIdx', '{"excludedPaths":[{"path":"/A/?"}]}') -> 'excludedPaths' AS excluded;
+SELECT indexing_progress('OwnedIdx') AS progress, (SELECT count(*) FROM index_builds WHERE table_name = 'OwnedIdx') AS stale_rows;
+RESET ROLE;
+
+-- ---------- names taken by other relations block no build (finding 7) ----------
+-- a table created under the name a new table's index would have, and under the next ones
+CREATE TABLE tablestore_data.blocked_entities (x int);
+SELECT create_table('Blocked');
+CREATE TABLE tablestore_data.blocked_entities_b (x int);
+CREATE TABLE tablestore_data.blocked_entities_2 (x int);
+SELECT set_indexing_policy('Blocked', '{"excludedPaths":[{"path":"/X/?"}]}') -> 'excludedPaths' AS excluded;
+CALL wait_for_indexing('Blocked', '1 minute');
+SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+WHERE i.indrelid = 'tablestore_data.blocked'::regclass AND NOT i.indisprimary ORDER BY 1;
+SELECT set_indexing_policy('Blocked', '{}') ->> 'indexingMode' AS mode;
+CALL wait_for_indexing('Blocked', '1 minute');
+SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+WHERE i.indrelid = 'tablestore_data.blocked'::regclass AND NOT i.indisprimary ORDER BY 1;
+DROP TABLE tablestore_data.blocked_entities, tablestore_data.blocked_entities_b, tablestore_data.blocked_entities_2;
+
+SELECT drop_table(t) FROM unnest(ARRAY['Pol', 'WithPolicy', 'RestPolicy', 'RestDefault', 'Sem', 'Plan2', 'OwnedIdx', 'Blocked']) t;
+REVOKE CREATE ON SCHEMA tablestore_data FROM regress_idx_owner;
+DROP ROLE regress_idx_owner;
+DROP ROLE regress_idx_other;

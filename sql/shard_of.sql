@@ -31,4 +31,20 @@ SELECT count(DISTINCT shard_of(partition_key, 32)) AS shards_used FROM regress_s
 SELECT shard_of(NULL, 32) IS NULL AS strict, shard_of('', 1) AS only_shard;
 SELECT pg_temp.try($$SELECT tablestore.shard_of('x', 0)$$);
 SELECT pg_temp.try($$SELECT tablestore.shard_of('x', -3)$$);
+
+-- the 10 000 keys test/gateway/unit/route_test.c computes the same digests of, with the gateway's
+-- build of the core (core/shard_hash.c): the empty key, ASCII, 2- to 4-byte UTF-8, control
+-- characters, keys up to 4 095 bytes. Both sides hold these digests: they agree key by key.
+CREATE TEMP TABLE regress_keys AS
+SELECT i, CASE
+	WHEN i = 0 THEN ''
+	WHEN i % 5 = 0 THEN 'k' || i
+	WHEN i % 5 = 1 THEN repeat(chr(233), i % 300)
+	WHEN i % 5 = 2 THEN chr(19968 + i % 20000) || chr(128512 + i % 80) || i
+	WHEN i % 5 = 3 THEN repeat(chr(97 + i % 26), i % 4096)
+	ELSE 'p' || i || chr(1 + i % 31) END AS k
+FROM generate_series(0, 9999) i;
+SELECT m, count(*) FILTER (WHERE NOT satisfies_hash_partition('regress_shards'::regclass, m, shard_of(k, m), k)) AS disagree,
+	sum((i + 1)::bigint * shard_of(k, m)) AS digest
+FROM regress_keys, unnest(ARRAY[1, 2, 7, 32, 1000, 1024]) m GROUP BY m ORDER BY m;
 DROP TABLE regress_shards;

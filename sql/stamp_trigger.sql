@@ -207,8 +207,9 @@ SELECT etag FROM get_entity('Stamps', 'p', 'i');
 SELECT etag FROM query_entities('Stamps', 'RowKey eq ''i''');
 SELECT etag, body FROM rest_get_entity('Stamps', 'p', 'i', NULL, 'minimalmetadata');
 SELECT timestamp_ticks("timestamp", etag) FROM tablestore_data.stamps WHERE row_key = 'i';
--- If-Match: the old ETag (a client that read it before the upgrade) and the one shown now both
--- match the unchanged row; anything else does not
+-- If-Match: the old ETag (a client that read it before the upgrade) and the one shown now (its
+-- fraction with or without trailing zeros: the same instant) match the unchanged row; anything
+-- else does not
 SELECT etag_matches('W/"datetime''2020-01-02T03%3A04%3A05.1234500Z''-2f1.9"', e) AS matches, e
 FROM unnest(ARRAY['W/"datetime''2020-01-02T03%3A04%3A05.1234500Z''-2f1.9"', 'W/"datetime''2020-01-02T03%3A04%3A05.12345Z''"',
 	'W/"datetime''2020-01-02T03%3A04%3A05.1234500Z''"', 'W/"datetime''2020-01-02T03%3A04%3A05.12346Z''"',

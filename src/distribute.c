@@ -628,7 +628,7 @@ shard_partition(text *tbl, int shard, TsTable *t, int *count, LOCKMODE lock)
 
 /*
  * tablestore_internal.shard_placement(tbl, shard) -> (name, key, shard_table, server, shard_count):
- * what move_shard needs to know of a shard.
+ * what move_shard needs to know of a shard, read without keeping a lock on the table.
  */
 PG_FUNCTION_INFO_V1(tablestore_shard_placement);
 Datum
@@ -650,6 +650,12 @@ tablestore_shard_placement(PG_FUNCTION_ARGS)
 	values[2] = CStringGetTextDatum(shard_table_qualified(t.key, PG_GETARG_INT32(1)));
 	values[3] = DirectFunctionCall1(namein, CStringGetDatum(server_name(server)));
 	values[4] = Int32GetDatum(count);
+	/*
+	 * A look, not a hold: a move commits between its steps, and a lock kept by one that is copying
+	 * would queue every other move's switch (and the calls behind it) on the table. The switch
+	 * locks the table itself and reads the placement again under its lock.
+	 */
+	UnlockRelationOid(t.relid, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
 }
 

@@ -245,18 +245,35 @@ ts_index_append_definition(StringInfo sql, const IndexPolicy *p)
 					 quote_literal_cstr(inc.data), quote_literal_cstr(exc.data), TS_INDEX_STORAGE);
 }
 
-const char *
-ts_index_name(const char *relname, bool second)
+/* The name of generation gen of the entity index of a relation named relname. */
+static const char *
+index_name(const char *relname, int gen)
 {
 	size_t		len = strlen(relname);
 	char		base[NAMEDATALEN];
 
-	/* a long name is cut and told apart by its hash: "<name>_entities" fits in 63 bytes */
+	/* a long name is cut and told apart by its hash: "<name>_entities_<gen>" fits in 63 bytes */
 	if (len <= 40)
 		strlcpy(base, relname, sizeof(base));
 	else
 		snprintf(base, sizeof(base), "%.31s%08x", relname, (uint32) hash_bytes((const unsigned char *) relname, (int) len));
-	return psprintf("%s_entities%s", base, second ? "_b" : "");
+	return gen == 0 ? psprintf("%s_entities", base) : psprintf("%s_entities_%d", base, gen);
+}
+
+const char *
+ts_index_free_name(Oid nsp, const char *relname)
+{
+	/* bounded: each generation taken is a relation of the schema */
+	for (int gen = 0; gen < TS_INDEX_MAX_GENERATIONS; gen++)
+	{
+		const char *name = index_name(relname, gen);
+
+		if (!OidIsValid(get_relname_relid(name, nsp)))
+			return name;
+	}
+	ts_raisef(TSE_INDEX_WORKER, "no free name for the entity index of \"%s\" (%d generations taken)",
+			  relname, TS_INDEX_MAX_GENERATIONS);
+	return NULL;				/* not reached */
 }
 
 void
@@ -264,8 +281,8 @@ ts_index_build_new(const char *key)
 {
 	IndexPolicy p;
 	TsIndexState st;
-	Oid			relid = get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false));
-	bool		second = false;
+	Oid			nsp = get_namespace_oid(TS_DATA_SCHEMA, false);
+	Oid			relid = get_relname_relid(key, nsp);
 	StringInfoData sql;
 
 	if (!indexing_installed())
@@ -274,39 +291,46 @@ ts_index_build_new(const char *key)
 	ts_index_state_read(relid, &st);
 	initStringInfo(&sql);
 	for (int i = 0; i < st.nindexes; i++)
-	{
-		second |= strcmp(st.indexes[i].name, ts_index_name(key, false)) == 0;
 		appendStringInfo(&sql, "DROP INDEX %s; ", quote_qualified_identifier(st.indexes[i].schema, st.indexes[i].name));
-	}
+	if (sql.len > 0 && SPI_execute(sql.data, false, 0) < 0)
+		elog(ERROR, "tablestore: dropping the entity index failed");
 	if (p.consistent)
 	{
-		appendStringInfo(&sql, "CREATE INDEX %s ON " TS_DATA_SCHEMA ".%s", quote_identifier(ts_index_name(key, second)),
+		/* a free name: a relation of the schema may have taken "<key>_entities" */
+		resetStringInfo(&sql);
+		appendStringInfo(&sql, "CREATE INDEX %s ON " TS_DATA_SCHEMA ".%s", quote_identifier(ts_index_free_name(nsp, key)),
 						 quote_identifier(key));
 		ts_index_append_definition(&sql, &p);
+		if (SPI_execute(sql.data, false, 0) < 0)
+			elog(ERROR, "tablestore: creating the entity index failed");
 	}
-	if (sql.len > 0 && SPI_execute(sql.data, false, 0) < 0)
-		elog(ERROR, "tablestore: creating the entity index failed");
 	CacheInvalidateRelcacheByRelid(relid);
 }
 
 /* ---------- what a table's indexes are ---------- */
 
-int
-ts_index_list(Oid relid, const IndexPolicy *want, TsEntityIndex **out)
+/*
+ * The entity indexes the query's rows list (columns: the index, its schema and name, valid,
+ * partitioned, its options, its relation, the partitioned index it is a part of), in cxt of the
+ * caller, matched against want.
+ */
+static int
+read_indexes(const char *where, Oid relid, const IndexPolicy *want, TsEntityIndex **out)
 {
 	const char *args[1] = {psprintf("%u", relid)};
 	TsEntityIndex *list;
 	int			n;
 
-	ts_run_sql("SELECT i.indexrelid, n.nspname::text, c.relname::text, i.indisvalid, c.relkind = 'I', "
-			   "COALESCE(pg_catalog.array_to_string(a.attoptions, ';'), '') "
-			   "FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid "
-			   "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-			   "JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indexrelid AND a.attnum = 1 "
-			   "JOIN pg_catalog.pg_opclass o ON o.oid = i.indclass[0] "
-			   "JOIN pg_catalog.pg_namespace opn ON opn.oid = o.opcnamespace "
-			   "WHERE i.indrelid = $1::oid AND o.opcname = 'entity_gin_ops' AND opn.nspname = 'tablestore' "
-			   "ORDER BY c.relname", 1, args, SPI_OK_SELECT);
+	ts_run_sql(psprintf("SELECT i.indexrelid, n.nspname::text, c.relname::text, i.indisvalid, c.relkind = 'I', "
+						"COALESCE(pg_catalog.array_to_string(a.attoptions, ';'), ''), i.indrelid, "
+						"COALESCE((SELECT h.inhparent FROM pg_catalog.pg_inherits h WHERE h.inhrelid = i.indexrelid), 0) "
+						"FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid "
+						"JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+						"JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indexrelid AND a.attnum = 1 "
+						"JOIN pg_catalog.pg_opclass o ON o.oid = i.indclass[0] "
+						"JOIN pg_catalog.pg_namespace opn ON opn.oid = o.opcnamespace "
+						"WHERE %s AND o.opcname = 'entity_gin_ops' AND opn.nspname = 'tablestore' "
+						"ORDER BY i.indrelid, i.indexrelid", where), 1, args, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	list = palloc0(sizeof(TsEntityIndex) * Max(n, 1));
 	for (int i = 0; i < n; i++)
@@ -326,6 +350,8 @@ ts_index_list(Oid relid, const IndexPolicy *want, TsEntityIndex **out)
 		x->name = SPI_getvalue(row, desc, 3);
 		x->valid = strcmp(SPI_getvalue(row, desc, 4), "t") == 0;
 		x->partitioned = strcmp(SPI_getvalue(row, desc, 5), "t") == 0;
+		x->heap = (Oid) strtoul(SPI_getvalue(row, desc, 7), NULL, 10);
+		x->part_of = (Oid) strtoul(SPI_getvalue(row, desc, 8), NULL, 10);
 		for (char *o = strtok_r(opts, ";", &save); o != NULL; o = strtok_r(NULL, ";", &save))
 		{
 			if (strncmp(o, "included=", 9) == 0)
@@ -340,26 +366,60 @@ ts_index_list(Oid relid, const IndexPolicy *want, TsEntityIndex **out)
 	return n;
 }
 
+int
+ts_index_list(Oid relid, const IndexPolicy *want, TsEntityIndex **out)
+{
+	return read_indexes("i.indrelid = $1::oid", relid, want, out);
+}
+
+int
+ts_index_partition_list(Oid relid, const IndexPolicy *want, TsEntityIndex **out)
+{
+	return read_indexes("i.indrelid IN (SELECT t.inhrelid FROM pg_catalog.pg_inherits t WHERE t.inhparent = $1::oid)",
+						relid, want, out);
+}
+
+const TsEntityIndex *
+ts_index_target(const TsIndexState *st)
+{
+	/* the partitioned index being assembled is invalid until its last partition is attached */
+	for (int i = 0; i < st->nindexes; i++)
+		if (st->indexes[i].matches && (st->indexes[i].valid || (st->indexes[i].partitioned && st->partitioned)))
+			return &st->indexes[i];
+	return NULL;
+}
+
 void
 ts_index_state_read(Oid relid, TsIndexState *st)
 {
 	const char *args[1] = {psprintf("%u", relid)};
 	int			nvalid_matching = 0;
+	const TsEntityIndex *target;
 
 	memset(st, 0, sizeof(*st));
-	ts_run_sql("SELECT c.relname::text, n.nspname::text, c.relkind = 'p' FROM pg_catalog.pg_class c "
+	ts_run_sql("SELECT c.relname::text, n.nspname::text, c.relkind = 'p', c.reltablespace, c.relowner "
+			   "FROM pg_catalog.pg_class c "
 			   "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1::oid", 1, args, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		ts_raisef(TSE_TABLE_NOT_FOUND, "the table (relation %u) does not exist", relid);
 	st->relname = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 	st->schema = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
 	st->partitioned = strcmp(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3), "t") == 0;
+	st->tablespace = (Oid) strtoul(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4), NULL, 10);
+	st->owner = (Oid) strtoul(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5), NULL, 10);
 	st->key = st->relname;
 	if (!ts_index_policy_read(st->key, &st->policy))
 		st->policy.consistent = false;
 	st->nindexes = ts_index_list(relid, &st->policy, &st->indexes);
+	if (st->partitioned)
+		st->nparts = ts_index_partition_list(relid, &st->policy, &st->parts);
 	for (int i = 0; i < st->nindexes; i++)
 		if (st->indexes[i].valid && st->indexes[i].matches)
 			nvalid_matching++;
 	st->applied = st->policy.consistent ? (nvalid_matching == 1 && st->nindexes == 1) : st->nindexes == 0;
+	/* a node's table: and every partition has exactly the part of that index, nothing else */
+	target = ts_index_target(st);
+	for (int i = 0; i < st->nparts; i++)
+		if (target == NULL || st->parts[i].part_of != target->oid)
+			st->applied = false;
 }

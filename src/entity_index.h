@@ -39,8 +39,15 @@ extern bool ts_index_is_entity_index(Oid index);
 /* ' USING gin (properties tablestore.entity_gin_ops (...)) WITH (...)': the index a policy asks for. */
 extern void ts_index_append_definition(StringInfo sql, const IndexPolicy *p);
 
-/* The name of the entity index of a relation named relname: two names, alternating on rebuilds. */
-extern const char *ts_index_name(const char *relname, bool second);
+/*
+ * A name for a new entity index of the relation relname in the schema nsp: "<relname>_entities"
+ * or "<relname>_entities_<generation>", the first that no relation of the schema has (a table
+ * created under one of these names blocks no build). In a transaction.
+ */
+extern const char *ts_index_free_name(Oid nsp, const char *relname);
+
+/* How many generations of names ts_index_free_name tries before it gives up. */
+#define TS_INDEX_MAX_GENERATIONS 1000
 
 /*
  * The entity index of a table just created (empty, not yet visible to others): built at once as
@@ -57,6 +64,8 @@ typedef struct TsEntityIndex
 	bool		valid;
 	bool		partitioned;	/* a partitioned table's index (its partitions' indexes are its parts) */
 	bool		matches;		/* its options are the registered policy's */
+	Oid			heap;			/* the relation it indexes */
+	Oid			part_of;		/* the partitioned index it is a part of (InvalidOid: none) */
 } TsEntityIndex;
 
 /* A table's entity indexes against its registered policy. */
@@ -66,14 +75,32 @@ typedef struct TsIndexState
 	char	   *relname;
 	char	   *schema;
 	bool		partitioned;
+	Oid			tablespace;		/* pg_class.reltablespace (0: the database's) */
+	Oid			owner;
 	IndexPolicy policy;
 	int			nindexes;
 	TsEntityIndex *indexes;
-	bool		applied;		/* exactly one valid matching index (none for mode none), no other */
+	int			nparts;			/* a partitioned table: the entity indexes of its partitions */
+	TsEntityIndex *parts;
+
+	/*
+	 * Exactly one valid matching index (none for mode none), no other; for a partitioned table,
+	 * every entity index of its partitions a part of that one.
+	 */
+	bool		applied;
 } TsIndexState;
 
 /* The entity indexes of a relation (matched against want, which may be NULL). In SPI. */
 extern int	ts_index_list(Oid relid, const IndexPolicy *want, TsEntityIndex **out);
+
+/* The entity indexes of the partitions of a partitioned table (matched against want). In SPI. */
+extern int	ts_index_partition_list(Oid relid, const IndexPolicy *want, TsEntityIndex **out);
+
+/*
+ * The index of the policy among the table's: valid and matching, or, for a partitioned table, a
+ * matching partitioned index being assembled. NULL when there is none.
+ */
+extern const TsEntityIndex *ts_index_target(const TsIndexState *st);
 
 /* Read the state of a table (relid) in SPI. */
 extern void ts_index_state_read(Oid relid, TsIndexState *st);

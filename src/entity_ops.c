@@ -84,7 +84,9 @@ tablestore_entity_delete(PG_FUNCTION_ARGS)
  *
  * The written order is presentation (contract §1): =, the B-tree order and the hashes read an
  * entity's name-order form (entity_compare.c), so the same properties written in another order
- * are equal, sort together and hash alike, as jsonb's values do.
+ * are equal, sort together and hash alike, as jsonb's values do. These are 0.4.0's symbols
+ * (*_unordered); the symbols 0.3.0's SQL names keep 0.3.0's byte order and hashes
+ * (entity_ops_030.c) until ALTER EXTENSION UPDATE points the SQL functions here.
  */
 
 static int
@@ -104,16 +106,16 @@ entity_cmp_internal(FunctionCallInfo fcinfo)
 	return c;
 }
 
-PG_FUNCTION_INFO_V1(tablestore_entity_cmp);
+PG_FUNCTION_INFO_V1(tablestore_entity_cmp_unordered);
 Datum
-tablestore_entity_cmp(PG_FUNCTION_ARGS)
+tablestore_entity_cmp_unordered(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32(entity_cmp_internal(fcinfo));
 }
 
-PG_FUNCTION_INFO_V1(tablestore_entity_eq);
+PG_FUNCTION_INFO_V1(tablestore_entity_eq_unordered);
 Datum
-tablestore_entity_eq(PG_FUNCTION_ARGS)
+tablestore_entity_eq_unordered(PG_FUNCTION_ARGS)
 {
 	Entity	   *a = PG_GETARG_ENTITY_PP(0);
 	Entity	   *b = PG_GETARG_ENTITY_PP(1);
@@ -129,37 +131,37 @@ tablestore_entity_eq(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(eq);
 }
 
-PG_FUNCTION_INFO_V1(tablestore_entity_ne);
+PG_FUNCTION_INFO_V1(tablestore_entity_ne_unordered);
 Datum
-tablestore_entity_ne(PG_FUNCTION_ARGS)
+tablestore_entity_ne_unordered(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(!DatumGetBool(tablestore_entity_eq(fcinfo)));
+	PG_RETURN_BOOL(!DatumGetBool(tablestore_entity_eq_unordered(fcinfo)));
 }
 
-PG_FUNCTION_INFO_V1(tablestore_entity_lt);
+PG_FUNCTION_INFO_V1(tablestore_entity_lt_unordered);
 Datum
-tablestore_entity_lt(PG_FUNCTION_ARGS)
+tablestore_entity_lt_unordered(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) < 0);
 }
 
-PG_FUNCTION_INFO_V1(tablestore_entity_le);
+PG_FUNCTION_INFO_V1(tablestore_entity_le_unordered);
 Datum
-tablestore_entity_le(PG_FUNCTION_ARGS)
+tablestore_entity_le_unordered(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) <= 0);
 }
 
-PG_FUNCTION_INFO_V1(tablestore_entity_gt);
+PG_FUNCTION_INFO_V1(tablestore_entity_gt_unordered);
 Datum
-tablestore_entity_gt(PG_FUNCTION_ARGS)
+tablestore_entity_gt_unordered(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) > 0);
 }
 
-PG_FUNCTION_INFO_V1(tablestore_entity_ge);
+PG_FUNCTION_INFO_V1(tablestore_entity_ge_unordered);
 Datum
-tablestore_entity_ge(PG_FUNCTION_ARGS)
+tablestore_entity_ge_unordered(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(entity_cmp_internal(fcinfo) >= 0);
 }
@@ -206,16 +208,16 @@ entity_hash64(FunctionCallInfo fcinfo, uint64 seed)
 	return h;
 }
 
-PG_FUNCTION_INFO_V1(tablestore_entity_hash);
+PG_FUNCTION_INFO_V1(tablestore_entity_hash_unordered);
 Datum
-tablestore_entity_hash(PG_FUNCTION_ARGS)
+tablestore_entity_hash_unordered(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32((int32) (uint32) entity_hash64(fcinfo, 0));
 }
 
-PG_FUNCTION_INFO_V1(tablestore_entity_hash_extended);
+PG_FUNCTION_INFO_V1(tablestore_entity_hash_extended_unordered);
 Datum
-tablestore_entity_hash_extended(PG_FUNCTION_ARGS)
+tablestore_entity_hash_extended_unordered(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64((int64) entity_hash64(fcinfo, (uint64) PG_GETARG_INT64(1)));
 }

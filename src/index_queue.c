@@ -3,6 +3,8 @@
  * tablestore_internal.index_queue. A row is a table whose registered indexing policy is not
  * applied yet; `request` grows with every change, so that a worker removes only the request it
  * applied, and `attempts`, `next_attempt`, `last_error` and `failed` say how its builds went.
+ * Every statement runs as the extension's owner (the queue's): callers and workers of any role
+ * read and write it only through these functions, which their callers guard.
  */
 #include "index_queue.h"
 
@@ -46,7 +48,7 @@ ts_index_queue_pending(const char *key, bool heal)
 {
 	const char *args[1] = {key};
 
-	ts_run_sql("SELECT NOT q.failed FROM " QUEUE " q WHERE q.table_key OPERATOR(pg_catalog.=) $1", 1, args, SPI_OK_SELECT);
+	ts_registry_write("SELECT NOT q.failed FROM " QUEUE " q WHERE q.table_key OPERATOR(pg_catalog.=) $1", 1, args, SPI_OK_SELECT);
 	if (SPI_processed > 0)
 		return strcmp(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), "t") == 0;
 	if (!heal || XactReadOnly || RecoveryInProgress())
@@ -59,7 +61,7 @@ ts_index_queue_pending(const char *key, bool heal)
 bool
 ts_index_queue_any(void)
 {
-	ts_run_sql("SELECT 1 FROM " QUEUE " q WHERE NOT q.failed LIMIT 1", 0, NULL, SPI_OK_SELECT);
+	ts_registry_write("SELECT 1 FROM " QUEUE " q WHERE NOT q.failed LIMIT 1", 0, NULL, SPI_OK_SELECT);
 	return SPI_processed > 0;
 }
 
@@ -91,7 +93,7 @@ read_rows(MemoryContext cxt, TsIndexWork **out)
 int
 ts_index_queue_runnable(MemoryContext cxt, TsIndexWork **out)
 {
-	ts_run_sql("SELECT " ROW_COLUMNS " FROM " QUEUE " q "
+	ts_registry_write("SELECT " ROW_COLUMNS " FROM " QUEUE " q "
 			   "WHERE NOT q.failed AND q.next_attempt OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp() "
 			   "ORDER BY q.next_attempt, q.requested, q.table_key FOR UPDATE SKIP LOCKED", 0, NULL, SPI_OK_SELECT);
 	return read_rows(cxt, out);
@@ -100,7 +102,7 @@ ts_index_queue_runnable(MemoryContext cxt, TsIndexWork **out)
 int
 ts_index_queue_waiting(MemoryContext cxt, TsIndexWork **out)
 {
-	ts_run_sql("SELECT " ROW_COLUMNS " FROM " QUEUE " q WHERE NOT q.failed ORDER BY q.next_attempt", 0, NULL, SPI_OK_SELECT);
+	ts_registry_write("SELECT " ROW_COLUMNS " FROM " QUEUE " q WHERE NOT q.failed ORDER BY q.next_attempt", 0, NULL, SPI_OK_SELECT);
 	return read_rows(cxt, out);
 }
 
@@ -111,7 +113,7 @@ ts_index_queue_attempt(const TsIndexWork *w)
 	int			backoff = w->attempts >= 6 ? TS_INDEX_MAX_BACKOFF_S : Min(1 << w->attempts, TS_INDEX_MAX_BACKOFF_S);
 	const char *args[2] = {w->key, psprintf("%d", backoff)};
 
-	ts_run_sql("UPDATE " QUEUE " SET attempts = attempts OPERATOR(pg_catalog.+) 1, last_attempt = pg_catalog.clock_timestamp(), "
+	ts_registry_write("UPDATE " QUEUE " SET attempts = attempts OPERATOR(pg_catalog.+) 1, last_attempt = pg_catalog.clock_timestamp(), "
 			   "next_attempt = pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) pg_catalog.make_interval(secs => $2::float8) "
 			   "WHERE table_key OPERATOR(pg_catalog.=) $1", 2, args, SPI_OK_UPDATE);
 }
@@ -121,7 +123,7 @@ ts_index_queue_forget(const char *key)
 {
 	const char *args[1] = {key};
 
-	ts_run_sql("DELETE FROM " QUEUE " WHERE table_key OPERATOR(pg_catalog.=) $1", 1, args, SPI_OK_DELETE);
+	ts_registry_write("DELETE FROM " QUEUE " WHERE table_key OPERATOR(pg_catalog.=) $1", 1, args, SPI_OK_DELETE);
 }
 
 /* Is the row still the attempt's request, and not being written by a caller (locked FOR UPDATE)? */
@@ -130,7 +132,7 @@ still_ours(const TsIndexWork *w)
 {
 	const char *args[1] = {w->key};
 
-	ts_run_sql("SELECT q.request FROM " QUEUE " q WHERE q.table_key OPERATOR(pg_catalog.=) $1 FOR UPDATE SKIP LOCKED",
+	ts_registry_write("SELECT q.request FROM " QUEUE " q WHERE q.table_key OPERATOR(pg_catalog.=) $1 FOR UPDATE SKIP LOCKED",
 			   1, args, SPI_OK_SELECT);
 	return SPI_processed > 0 &&
 		strtoll(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), NULL, 10) == w->request;
@@ -150,6 +152,6 @@ ts_index_queue_fail(const TsIndexWork *w, const char *error)
 
 	if (!still_ours(w))
 		return;
-	ts_run_sql("UPDATE " QUEUE " SET last_error = $2, failed = attempts OPERATOR(pg_catalog.>=) " CppAsString2(TS_INDEX_MAX_ATTEMPTS)
+	ts_registry_write("UPDATE " QUEUE " SET last_error = $2, failed = attempts OPERATOR(pg_catalog.>=) " CppAsString2(TS_INDEX_MAX_ATTEMPTS)
 			   " WHERE table_key OPERATOR(pg_catalog.=) $1", 2, args, SPI_OK_UPDATE);
 }

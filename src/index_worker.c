@@ -3,14 +3,21 @@
  * online (index_worker.h), from the durable queue tablestore_internal.index_queue
  * (index_queue.c).
  *
- * Slots. At most tablestore.max_index_builds workers run in a database: a worker holds the
- * advisory lock of its slot (1..max) for its life. A launcher (set_indexing_policy, or a look at
- * a table whose work no worker does) takes a free slot's lock for its transaction, registers the
+ * Slots. At most tablestore.max_index_builds workers run in a database, and at most
+ * tablestore.max_index_builds_total (and half of max_worker_processes) in the server: a worker
+ * holds the advisory lock of its database's slot (1..max) and of a server slot for its life. A
+ * database takes at most half of the server's slots (at least one), so that one database never
+ * takes them all, and half of max_worker_processes is left to parallel queries and the rest. A
+ * launcher (set_indexing_policy, or a look at a table whose work no worker does) takes a free
+ * database slot's lock for its transaction, checks that a server slot is free, registers the
  * worker, and returns once the worker waits for that lock: nobody else sees the slot free in
- * between, and the worker starts when the change it was launched for has committed. Changes
- * also hold a "pending" lock (shared) until they end; a worker leaves only once it can take that
- * lock alone and then finds nothing queued that no other worker holds, and it frees its slot
- * before the pending lock, so a change either finds a free slot or is seen by a running worker.
+ * between, and the worker starts when the change it was launched for has committed. The worker
+ * then takes a free server slot, or leaves at once (the change stays queued for the next
+ * launch). Changes also hold a "pending" lock (shared) until they end; a worker leaves only once
+ * it can take that lock alone and then finds nothing queued that no other worker holds, and it
+ * frees its slot before the pending lock, so a change either finds a free slot or is seen by a
+ * running worker. While a change is being made a worker waits for its transaction to end (as
+ * CREATE INDEX CONCURRENTLY waits for older transactions), not polling.
  *
  * Work. A worker claims a queued row whose retry time has come and whose table no other worker
  * holds (a session advisory lock per table), counts the attempt, and repeats: read the table's
@@ -19,12 +26,18 @@
  * client's would run:
  *
  *   1. drop an index left invalid by an interrupted build (DROP INDEX CONCURRENTLY);
- *   2. with mode consistent and no valid index of the policy: build it (CREATE INDEX
- *      CONCURRENTLY, under the name the old index does not have); for a node's hash-partitioned
- *      table, where PostgreSQL 15 builds no index concurrently, the partitioned index is created
- *      ON ONLY the parent (a catalog entry), each partition's index concurrently, and each
- *      attached to it, which makes it valid;
- *   3. drop every other entity index (DROP INDEX CONCURRENTLY; a partitioned one with DROP
+ *   2. on a node's partitioned table, drop a partition's entity index that no partitioned index
+ *      owns and that is not the one to attach (left by a change made during its build, or a
+ *      killed build);
+ *   3. a change made while another was being applied: drop the newer indexes of earlier
+ *      policies, keeping the oldest (what the table had), so that writes maintain at most two;
+ *   4. with mode consistent and no valid index of the policy: build it (CREATE INDEX
+ *      CONCURRENTLY, under the first free name of "<table>_entities[_<generation>]", in the
+ *      table's tablespace); for a node's hash-partitioned table, where PostgreSQL 15 builds no
+ *      index concurrently, the partitioned index is created ON ONLY the parent (a catalog
+ *      entry), each partition's index concurrently, and each attached to it, which makes it
+ *      valid;
+ *   5. drop every other entity index (DROP INDEX CONCURRENTLY; a partitioned one with DROP
  *      INDEX, which holds its locks only for the catalog update).
  *
  * until none is needed; then the row is removed (unless a newer change came meanwhile, which is
@@ -35,10 +48,14 @@
  * available, a deadlock, a cancel) ends the attempt: it is logged and kept in the row, what the
  * failed build left is dropped, and the row is retried after a backoff, up to
  * TS_INDEX_MAX_ATTEMPTS attempts. A worker that dies leaves its row queued (the attempt
- * counted); the next launch, or another worker, takes it over, dropping the invalid index first.
+ * counted); the next launch (any tablestore call on one of the database's tables by its owner
+ * looks, indexing_policy.c), or another worker, takes it over, dropping the invalid index first.
  *
- * It runs as the bootstrap superuser (as autovacuum does); the table's owner set the policy
- * (set_indexing_policy checks it), and the index belongs to the table's owner as any index does.
+ * Roles. The worker connects as the database's owner (as the bootstrap superuser when that role
+ * may not log in), so that the owner may terminate it or drop the database WITH (FORCE); it
+ * reads and writes the queue as the extension's owner, and runs each statement of a build as the
+ * owner of the table (a security-restricted operation), whose rights (the tablespace's CREATE)
+ * apply, as they would to the owner's own CREATE INDEX.
  */
 #include "index_worker.h"
 
@@ -48,14 +65,23 @@
 #include "ts_support.h"
 #include "ts_table.h"
 
+#include "access/htup_details.h"
+#include "access/parallel.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_inherits.h"
+#include "commands/tablespace.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "storage/ipc.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
@@ -69,6 +95,8 @@
 #include "utils/portal.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
+#include "utils/acl.h"
 #include "utils/wait_event.h"
 
 PGDLLEXPORT void tablestore_index_worker_main(Datum arg);
@@ -79,10 +107,11 @@ PGDLLEXPORT void tablestore_index_worker_main(Datum arg);
  * The protocol's advisory locks: (database, kind, number, LOCK_SPACE). pg_advisory_lock's keys
  * always have 1 or 2 where LOCK_SPACE is, so no SQL caller can take them.
  */
-#define LOCK_SPACE 0x5453
+#define LOCK_SPACE 0x5453		/* 21587 */
 #define LOCK_SLOT 1				/* number: the slot, 1..max_index_builds */
 #define LOCK_PENDING 2			/* number 0: shared by changes until they end */
 #define LOCK_TABLE 3			/* number: the relation a worker applies the policy of */
+#define LOCK_SERVER_SLOT 4		/* database InvalidOid, number: the server's slot, 1..builds_total() */
 
 /* How long a statement waits for older transactions once it holds its locks (they block no one). */
 #define STATEMENT_WAIT_MS (10 * 60 * 1000)
@@ -90,8 +119,8 @@ PGDLLEXPORT void tablestore_index_worker_main(Datum arg);
 /* How long a launcher waits for its worker to queue for its slot. */
 #define LAUNCH_WAIT_MS 30000
 
-/* How often a worker with nothing to do looks again for changes being committed. */
-#define IDLE_POLL_MS 100
+/* How long a worker waits before looking again at a due row a caller's transaction has locked. */
+#define LOCKED_ROW_WAIT_MS 10
 
 /* How often a worker waiting for a retry looks for changes queued meanwhile. */
 #define BUSY_POLL_MS 1000
@@ -99,13 +128,57 @@ PGDLLEXPORT void tablestore_index_worker_main(Datum arg);
 /* How long the worker waits for each lock a statement needs (tablestore.index_lock_timeout). */
 static int	index_lock_timeout = 1000;
 
+/* The most index workers of one database running at once (tablestore.max_index_builds). */
+static int	max_index_builds = 2;
+
+/* The most index workers of the server at once (tablestore.max_index_builds_total). */
+static int	max_index_builds_total = 4;
+
+/* How often a session looks for queued work that no worker does (ts_index_relaunch_check). */
+#define RELAUNCH_LOOK_S 10
+
+/* What a launcher tells its worker. */
+typedef struct WorkerArgs
+{
+	Oid			database;
+	Oid			role;			/* the database's owner; InvalidOid: the bootstrap superuser */
+} WorkerArgs;
+
+/* The role the worker connects as (its session's), to which it comes back after each statement. */
+static Oid	worker_user = InvalidOid;
+
+/* The server slot the worker holds (0: none yet). */
+static int	server_slot = 0;
+
 void
 ts_index_worker_init(void)
 {
+	DefineCustomIntVariable("tablestore.max_index_builds",
+							"The most index builds (indexing policy changes being applied) that run at once in a database.",
+							"Each is a background worker; a change past them waits in the queue (tablestore.index_builds) for one of them.",
+							&max_index_builds, 2, 1, 64, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("tablestore.index_lock_timeout",
 							"How long the index worker waits for each lock a statement of a build needs.",
 							"Past it the attempt ends and is retried later, so that the worker never stalls the sessions queued behind it.",
 							&index_lock_timeout, 1000, 1, 3600 * 1000, PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("tablestore.max_index_builds_total",
+							"The most index builds that run at once in the server, all databases together.",
+							"At most half of max_worker_processes is used whatever its value, and one database takes at most half of it (at least one).",
+							&max_index_builds_total, 4, 1, 1024, PGC_SIGHUP, 0, NULL, NULL, NULL);
+}
+
+/* The server's slots: tablestore.max_index_builds_total, at most half of max_worker_processes. */
+static int
+builds_total(void)
+{
+	return Min(max_index_builds_total, Max(1, max_worker_processes / 2));
+}
+
+/* The database's slots: tablestore.max_index_builds, at most half of the server's (at least one). */
+static int
+database_slots(void)
+{
+	return Min(max_index_builds, Max(1, builds_total() / 2));
 }
 
 static void
@@ -125,16 +198,81 @@ ts_index_worker_note_change(void)
 	(void) LockAcquire(&tag, ShareLock, false, false);
 }
 
+/* Is one of the server's slots free now? (A transaction's lock, released at once.) */
+static bool
+server_slot_free(void)
+{
+	int			total = builds_total();
+
+	for (int i = 1; i <= total; i++)
+	{
+		LOCKTAG		tag;
+
+		protocol_lock(&tag, InvalidOid, LOCK_SERVER_SLOT, i);
+		if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_OK)
+		{
+			LockRelease(&tag, ExclusiveLock, false);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The role a worker of this database connects as: its owner, if that role may log in. */
+static Oid
+worker_role(void)
+{
+	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+	Oid			owner;
+	bool		login = false;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	owner = ((Form_pg_database) GETSTRUCT(tup))->datdba;
+	ReleaseSysCache(tup);
+	tup = SearchSysCache1(AUTHOID, ObjectIdGetDatum(owner));
+	if (HeapTupleIsValid(tup))
+	{
+		login = ((Form_pg_authid) GETSTRUCT(tup))->rolcanlogin;
+		ReleaseSysCache(tup);
+	}
+	/* a role that may not log in cannot be a background worker's either (PostgreSQL 15) */
+	return login ? owner : InvalidOid;
+}
+
 bool
-ts_index_worker_launch(int max_builds, bool only_if_idle)
+ts_index_worker_running(void)
+{
+	int			slots = database_slots();
+
+	for (int i = 1; i <= slots; i++)
+	{
+		LOCKTAG		tag;
+		LockAcquireResult r;
+
+		protocol_lock(&tag, MyDatabaseId, LOCK_SLOT, i);
+		r = LockAcquire(&tag, ExclusiveLock, false, true);
+		if (r == LOCKACQUIRE_NOT_AVAIL)
+			return true;
+		LockRelease(&tag, ExclusiveLock, false);
+		if (r == LOCKACQUIRE_ALREADY_HELD)
+			return true;		/* this transaction launched one */
+	}
+	return false;
+}
+
+bool
+ts_index_worker_launch(bool only_if_idle)
 {
 	LOCKTAG		tag;
 	int			slot = 0,
 				nfree = 0;
+	int			slots = database_slots();
 	BackgroundWorker w;
 	BackgroundWorkerHandle *handle;
+	WorkerArgs	args;
 
-	for (int i = 1; i <= max_builds; i++)
+	for (int i = 1; i <= slots; i++)
 	{
 		LockAcquireResult r;
 
@@ -162,9 +300,13 @@ ts_index_worker_launch(int max_builds, bool only_if_idle)
 	if (slot == 0)
 		return false;
 	protocol_lock(&tag, MyDatabaseId, LOCK_SLOT, slot);
-	if (only_if_idle && nfree < max_builds)
+	if ((only_if_idle && nfree < slots) || !server_slot_free())
 	{
+		/* a worker of this database takes the work, or the next launch once a server slot is free */
 		LockRelease(&tag, ExclusiveLock, false);
+		if (!only_if_idle || nfree == slots)
+			ereport(DEBUG1,
+					(errmsg("tablestore: every index build slot of the server is taken (tablestore.max_index_builds_total); the change stays queued")));
 		return false;
 	}
 
@@ -177,14 +319,17 @@ ts_index_worker_launch(int max_builds, bool only_if_idle)
 	snprintf(w.bgw_name, BGW_MAXLEN, "tablestore index worker %d of database %u", slot, MyDatabaseId);
 	snprintf(w.bgw_type, BGW_MAXLEN, "tablestore index worker");
 	w.bgw_main_arg = Int32GetDatum(slot);
-	memcpy(w.bgw_extra, &MyDatabaseId, sizeof(Oid));
+	args.database = MyDatabaseId;
+	args.role = worker_role();
+	StaticAssertStmt(sizeof(WorkerArgs) <= BGW_EXTRALEN, "the worker's arguments fit bgw_extra");
+	memcpy(w.bgw_extra, &args, sizeof(args));
 	w.bgw_notify_pid = 0;
 	if (!RegisterDynamicBackgroundWorker(&w, &handle))
 	{
 		LockRelease(&tag, ExclusiveLock, false);
 		ereport(LOG,
 				(errmsg("tablestore: no background worker slot is free for an index worker; the change stays queued"),
-				 errhint("Raise max_worker_processes; the next indexing_progress or wait_for_indexing launches it.")));
+				 errhint("Raise max_worker_processes; the next call on one of the database's tables by its owner launches it.")));
 		return false;
 	}
 	/* the slot is the worker's once it waits for it: until then nobody may see it free */
@@ -202,6 +347,51 @@ ts_index_worker_launch(int max_builds, bool only_if_idle)
 	return true;
 }
 
+void
+ts_index_relaunch_check(Oid relid)
+{
+	static TimestampTz last_look = 0;
+	TimestampTz now = GetCurrentStatementStartTimestamp();
+	bool		any;
+
+	if (last_look != 0 && !TimestampDifferenceExceeds(last_look, now, RELAUNCH_LOOK_S * 1000))
+		return;
+	if (!IsTransactionState() || IsParallelWorker() || RecoveryInProgress() || !pg_class_ownercheck(relid, GetUserId()))
+		return;
+	last_look = now;
+	if (!ts_index_queue_installed() || ts_index_worker_running())
+		return;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "tablestore: SPI_connect failed");
+	any = ts_index_queue_any();
+	SPI_finish();
+	if (any)
+		(void) ts_index_worker_launch(true);
+}
+
+void
+ts_index_worker_cancel_build(Oid relid)
+{
+	const char *args[2] = {psprintf("%u", MyDatabaseId), psprintf("%u", relid)};
+	List	   *pids = NIL;
+	ListCell   *lc;
+
+	/* the worker holding the table's lock (kind 3, LOCK_SPACE in the fourth field) */
+	ts_run_sql("SELECT l.pid FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
+			   "AND l.database = $1::oid AND l.classid = " CppAsString2(LOCK_TABLE) "::oid AND l.objid = $2::oid "
+			   "AND l.objsubid = 21587", 2, args, SPI_OK_SELECT);
+	for (uint64 i = 0; i < SPI_processed; i++)
+		pids = lappend_int(pids, atoi(SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1)));
+	foreach(lc, pids)
+	{
+		PGPROC	   *proc = BackendPidGetProc(lfirst_int(lc));
+
+		/* a cancel (its statement ends with an error, the attempt is retried later), as pg_cancel_backend */
+		if (proc != NULL && proc->isBackgroundWorker && proc->databaseId == MyDatabaseId)
+			(void) kill(lfirst_int(lc), SIGINT);
+	}
+}
+
 /* ---------- running statements as a client would ---------- */
 
 /* A lock a statement needs, taken before it runs. */
@@ -214,10 +404,11 @@ typedef struct StepLock
 
 #define MAX_STEP_LOCKS 4
 
-/* The next statement and the locks it takes. */
+/* The next statement, the locks it takes, and the role it runs as. */
 typedef struct Step
 {
 	char	   *sql;
+	Oid			owner;			/* the owner of the table it concerns */
 	int			nlocks;
 	StepLock	locks[MAX_STEP_LOCKS];
 } Step;
@@ -249,9 +440,11 @@ set_lock_timeout(int ms)
 static MemoryContext statement_cxt = NULL;
 
 /*
- * One statement at top level, in transactions of its own. Its locks are taken first, each waited
- * for at most index_lock_timeout (an error past it); then the statement's own waits for older
- * transactions are bounded by STATEMENT_WAIT_MS.
+ * One statement at top level, in transactions of its own, as the owner of its table (a
+ * security-restricted operation, as PostgreSQL runs an index build). Its locks are taken first,
+ * each waited for at most index_lock_timeout (an error past it); then the statement's own waits
+ * for older transactions are bounded by STATEMENT_WAIT_MS. On an error, recover() comes back to
+ * the worker's role and lock timeout (the statement's transactions may have committed them).
  */
 static void
 run_step(const Step *step)
@@ -275,6 +468,9 @@ run_step(const Step *step)
 			(void) find_all_inheritors(step->locks[i].relid, step->locks[i].mode, NULL);
 	}
 	set_lock_timeout(STATEMENT_WAIT_MS);
+	if (!OidIsValid(step->owner))
+		elog(ERROR, "tablestore index worker: no owner for \"%s\"", step->sql);
+	SetUserIdAndSecContext(step->owner, SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 	MemoryContextSwitchTo(statement_cxt);
 	parsed = pg_parse_query(step->sql);
 	if (list_length(parsed) != 1)
@@ -291,6 +487,7 @@ run_step(const Step *step)
 	dest->rDestroy(dest);
 	PortalDrop(portal, false);
 	CommitTransactionCommand();
+	SetUserIdAndSecContext(worker_user, 0);
 	MemoryContextSwitchTo(TopMemoryContext);
 	MemoryContextReset(statement_cxt);
 	set_lock_timeout(index_lock_timeout);
@@ -305,6 +502,21 @@ qualified(const char *schema, const char *name)
 	return quote_qualified_identifier(schema, name);
 }
 
+/* The owner of a relation (InvalidOid when it is gone). */
+static Oid
+rel_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner = InvalidOid;
+
+	if (HeapTupleIsValid(tup))
+	{
+		owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+		ReleaseSysCache(tup);
+	}
+	return owner;
+}
+
 /*
  * The drop of an index of the relation heap: concurrent (the locks that a concurrent drop takes
  * first), except a partitioned index's, which PostgreSQL drops only with ACCESS EXCLUSIVE on the
@@ -313,6 +525,7 @@ qualified(const char *schema, const char *name)
 static void
 step_drop(Step *s, const TsEntityIndex *x, Oid heap)
 {
+	s->owner = rel_owner(heap);
 	if (x->partitioned)
 	{
 		s->sql = psprintf("DROP INDEX IF EXISTS %s", qualified(x->schema, x->name));
@@ -327,14 +540,31 @@ step_drop(Step *s, const TsEntityIndex *x, Oid heap)
 	}
 }
 
-/* Is some index of the list named name? */
-static bool
-has_name(const TsEntityIndex *list, int n, const char *name)
+/*
+ * CREATE INDEX [CONCURRENTLY] <a free name> ON [ONLY] schema.relname ... of the policy, in the
+ * relation's tablespace (tablespace 0: the database's, where the worker's default_tablespace ''
+ * puts it, as a table without one has its indexes).
+ */
+static char *
+create_sql(const char *schema, const char *relname, Oid tablespace, bool concurrently, bool only,
+		   const IndexPolicy *policy)
 {
-	for (int i = 0; i < n; i++)
-		if (strcmp(list[i].name, name) == 0)
-			return true;
-	return false;
+	StringInfoData sql;
+	const char *name = ts_index_free_name(get_namespace_oid(schema, false), relname);
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE INDEX %s%s ON %s%s", concurrently ? "CONCURRENTLY " : "", quote_identifier(name),
+					 only ? "ONLY " : "", qualified(schema, relname));
+	ts_index_append_definition(&sql, policy);
+	if (OidIsValid(tablespace))
+	{
+		char	   *spc = get_tablespace_name(tablespace);
+
+		if (spc == NULL)
+			elog(ERROR, "tablestore index worker: tablespace %u of %s does not exist", tablespace, relname);
+		appendStringInfo(&sql, " TABLESPACE %s", quote_identifier(spc));
+	}
+	return sql.data;
 }
 
 static bool
@@ -346,21 +576,53 @@ has_partitions(Oid relid)
 	return SPI_processed > 0;
 }
 
-/* Is the index a part of a partitioned index? */
+/* Has the partition (heap) a part of the partitioned index target? */
 static bool
-is_attached(Oid index)
+has_part(const TsIndexState *st, Oid heap, const TsEntityIndex *target)
 {
-	const char *args[1] = {psprintf("%u", index)};
+	for (int i = 0; i < st->nparts; i++)
+		if (st->parts[i].heap == heap && target != NULL && st->parts[i].part_of == target->oid)
+			return true;
+	return false;
+}
 
-	ts_run_sql("SELECT 1 FROM pg_catalog.pg_inherits WHERE inhrelid = $1::oid", 1, args, SPI_OK_SELECT);
-	return SPI_processed > 0;
+/* Is the partition's index x the one to attach to the policy's partitioned index? */
+static bool
+to_attach(const TsIndexState *st, const TsEntityIndex *x, const TsEntityIndex *target)
+{
+	if (!st->policy.consistent || x->part_of != InvalidOid || !x->valid || !x->matches || has_part(st, x->heap, target))
+		return false;
+	/* the first such index of its partition */
+	for (const TsEntityIndex *y = st->parts; y < x; y++)
+		if (y->heap == x->heap && y->part_of == InvalidOid && y->valid && y->matches)
+			return false;
+	return true;
+}
+
+/*
+ * A partition's entity index that is nobody's part and no part to be (an interrupted build's,
+ * one built for a policy changed meanwhile): its drop. The parts of another partitioned index go
+ * with it.
+ */
+static bool
+partition_leftover_step(const TsIndexState *st, const TsEntityIndex *target, Step *s)
+{
+	for (int i = 0; i < st->nparts; i++)
+	{
+		const TsEntityIndex *x = &st->parts[i];
+
+		if (x->part_of != InvalidOid || to_attach(st, x, target))
+			continue;
+		step_drop(s, x, x->heap);
+		return true;
+	}
+	return false;
 }
 
 /*
  * The next step of a partitioned table whose partitioned index of the policy (parent) is not
- * valid yet: for the first partition without a part of it, attach its index of the policy, drop
- * what an interrupted build left there, or build that index concurrently. False when every
- * partition has its part.
+ * valid yet: for the first partition without a part of it, attach its index of the policy, or
+ * build that index concurrently. False when every partition has its part.
  */
 static bool
 partition_step(Oid relid, const TsIndexState *st, const TsEntityIndex *parent, Step *s)
@@ -369,10 +631,9 @@ partition_step(Oid relid, const TsIndexState *st, const TsEntityIndex *parent, S
 	Oid			part;
 	char	   *part_schema,
 			   *part_name;
-	TsEntityIndex *list;
-	int			nlist;
+	Oid			part_space;
 
-	ts_run_sql("SELECT c.oid::text, n.nspname::text, c.relname::text FROM pg_catalog.pg_inherits i "
+	ts_run_sql("SELECT c.oid::text, n.nspname::text, c.relname::text, c.reltablespace::text FROM pg_catalog.pg_inherits i "
 			   "JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
 			   "WHERE i.inhparent = $2::oid AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_inherits ih "
 			   "JOIN pg_catalog.pg_index ci ON ci.indexrelid = ih.inhrelid WHERE ih.inhparent = $1::oid AND ci.indrelid = c.oid) "
@@ -382,35 +643,23 @@ partition_step(Oid relid, const TsIndexState *st, const TsEntityIndex *parent, S
 	part = (Oid) strtoul(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), NULL, 10);
 	part_schema = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
 	part_name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
-	nlist = ts_index_list(part, &st->policy, &list);
-	for (int i = 0; i < nlist; i++)
-		if (list[i].valid && list[i].matches && !is_attached(list[i].oid))
+	part_space = (Oid) strtoul(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4), NULL, 10);
+	for (int i = 0; i < st->nparts; i++)
+		if (st->parts[i].heap == part && to_attach(st, &st->parts[i], parent))
 		{
 			/* the locks ALTER INDEX ... ATTACH PARTITION takes */
 			s->sql = psprintf("ALTER INDEX %s ATTACH PARTITION %s", qualified(parent->schema, parent->name),
-							  qualified(list[i].schema, list[i].name));
+							  qualified(st->parts[i].schema, st->parts[i].name));
+			s->owner = st->owner;
 			step_lock(s, relid, AccessShareLock, false);
 			step_lock(s, part, AccessShareLock, false);
 			step_lock(s, parent->oid, ShareUpdateExclusiveLock, false);
-			step_lock(s, list[i].oid, AccessExclusiveLock, false);
+			step_lock(s, st->parts[i].oid, AccessExclusiveLock, false);
 			return true;
 		}
-	for (int i = 0; i < nlist; i++)
-		if (!list[i].valid)
-		{
-			step_drop(s, &list[i], part);
-			return true;
-		}
-	{
-		StringInfoData sql;
-		const char *name = ts_index_name(part_name, has_name(list, nlist, ts_index_name(part_name, false)));
-
-		initStringInfo(&sql);
-		appendStringInfo(&sql, "CREATE INDEX CONCURRENTLY %s ON %s", quote_identifier(name), qualified(part_schema, part_name));
-		ts_index_append_definition(&sql, &st->policy);
-		s->sql = sql.data;
-		step_lock(s, part, ShareUpdateExclusiveLock, false);
-	}
+	s->sql = create_sql(part_schema, part_name, part_space, true, false, &st->policy);
+	s->owner = rel_owner(part);
+	step_lock(s, part, ShareUpdateExclusiveLock, false);
 	return true;
 }
 
@@ -422,18 +671,12 @@ static bool
 next_step(Oid relid, Step *s)
 {
 	TsIndexState st;
-	const TsEntityIndex *target = NULL;
+	const TsEntityIndex *target;
+	const TsEntityIndex *kept = NULL;
 
 	memset(s, 0, sizeof(*s));
 	ts_index_state_read(relid, &st);
-	for (int i = 0; i < st.nindexes; i++)
-	{
-		const TsEntityIndex *x = &st.indexes[i];
-
-		/* the partitioned index being assembled is invalid until its last partition is attached */
-		if (x->matches && (x->valid || (x->partitioned && st.partitioned)) && target == NULL)
-			target = x;
-	}
+	target = ts_index_target(&st);
 	/* 1. what an interrupted build left */
 	for (int i = 0; i < st.nindexes; i++)
 		if (!st.indexes[i].valid && &st.indexes[i] != target)
@@ -441,34 +684,43 @@ next_step(Oid relid, Step *s)
 			step_drop(s, &st.indexes[i], relid);
 			return true;
 		}
-	/* 2. the index of the policy */
+	/* 2. a partition's index that nothing owns */
+	if (st.partitioned && partition_leftover_step(&st, target, s))
+		return true;
+	/* 3. the indexes of earlier policies: the oldest kept until the policy's is built */
+	for (int i = 0; i < st.nindexes; i++)
+		if (&st.indexes[i] != target)
+		{
+			if (kept == NULL)
+				kept = &st.indexes[i];
+			else
+			{
+				step_drop(s, &st.indexes[i], relid);
+				return true;
+			}
+		}
+	/* 4. the index of the policy */
 	if (st.policy.consistent)
 	{
 		if (target == NULL)
 		{
-			StringInfoData sql;
-			const char *name = ts_index_name(st.relname, has_name(st.indexes, st.nindexes, ts_index_name(st.relname, false)));
 			bool		only = st.partitioned && has_partitions(relid);
 
 			/* a partitioned table's index is a catalog entry (its parts come next), made at once */
-			initStringInfo(&sql);
-			appendStringInfo(&sql, "CREATE INDEX %s%s ON %s%s", st.partitioned ? "" : "CONCURRENTLY ",
-							 quote_identifier(name), only ? "ONLY " : "", qualified(st.schema, st.relname));
-			ts_index_append_definition(&sql, &st.policy);
-			s->sql = sql.data;
+			s->sql = create_sql(st.schema, st.relname, st.tablespace, !st.partitioned, only, &st.policy);
+			s->owner = st.owner;
 			step_lock(s, relid, st.partitioned ? ShareLock : ShareUpdateExclusiveLock, false);
 			return true;
 		}
 		if (!target->valid && partition_step(relid, &st, target, s))
 			return true;
 	}
-	/* 3. every other entity index */
-	for (int i = 0; i < st.nindexes; i++)
-		if (&st.indexes[i] != target)
-		{
-			step_drop(s, &st.indexes[i], relid);
-			return true;
-		}
+	/* 5. every other entity index */
+	if (kept != NULL)
+	{
+		step_drop(s, kept, relid);
+		return true;
+	}
 	return false;
 }
 
@@ -513,6 +765,7 @@ begin_work_transaction(void)
 {
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
+	set_lock_timeout(index_lock_timeout);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "tablestore index worker: SPI_connect failed");
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -543,6 +796,9 @@ recover(void)
 	EmitErrorReport();
 	FlushErrorState();
 	AbortOutOfAnyTransaction();
+	/* a failed statement's committed transactions left its role and lock timeout: back to the worker's */
+	SetUserIdAndSecContext(worker_user, 0);
+	set_lock_timeout(index_lock_timeout);
 	MemoryContextSwitchTo(TopMemoryContext);
 	MemoryContextReset(statement_cxt);
 	pgstat_report_activity(STATE_IDLE, NULL);
@@ -691,6 +947,15 @@ drop_leftovers(Oid relid)
 				step_drop(s, &st.indexes[i], relid);
 				drops = lappend(drops, s);
 			}
+		/* and a partition's, which no partitioned index owns (an interrupted build of its part) */
+		for (int i = 0; i < st.nparts; i++)
+			if (!st.parts[i].valid && st.parts[i].part_of == InvalidOid)
+			{
+				Step	   *s = palloc0(sizeof(Step));
+
+				step_drop(s, &st.parts[i], st.parts[i].heap);
+				drops = lappend(drops, s);
+			}
 		MemoryContextSwitchTo(old);
 		SPI_finish();
 		PopActiveSnapshot();
@@ -762,9 +1027,30 @@ run_work(const TsIndexWork *w, Oid relid)
 }
 
 /*
+ * Wait until the changes being made now end (their transactions hold the pending lock), as
+ * CREATE INDEX CONCURRENTLY waits for older transactions: no polling, however long they stay
+ * open.
+ */
+static void
+wait_for_changes(void)
+{
+	LOCKTAG		pending;
+
+	protocol_lock(&pending, MyDatabaseId, LOCK_PENDING, 0);
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	set_lock_timeout(0);
+	pgstat_report_activity(STATE_RUNNING, "waiting for the policy changes being made");
+	WaitForLockers(pending, ExclusiveLock, false);
+	CommitTransactionCommand();
+	set_lock_timeout(index_lock_timeout);
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/*
  * May the worker leave? Only when nothing is queued that no other worker holds, looked at
  * while no change is being made (the pending lock taken alone); then its slot is freed before
- * the pending lock. Otherwise, how long to wait before looking again.
+ * the pending lock. Otherwise, how long to wait before looking again (0: at once).
  */
 static int
 leave_or_wait(int slot)
@@ -773,14 +1059,27 @@ leave_or_wait(int slot)
 				slot_tag;
 	int			wait = wait_for_queue();
 
-	if (wait >= 0)
+	if (wait == 0)
+	{
+		/* a due row claim skipped: a change being made has locked it */
+		wait_for_changes();
+		return LOCKED_ROW_WAIT_MS;
+	}
+	if (wait > 0)
 		return wait;
 	protocol_lock(&pending, MyDatabaseId, LOCK_PENDING, 0);
 	if (LockAcquire(&pending, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
-		return IDLE_POLL_MS;	/* a change is being made: it may need this worker */
+	{
+		/* a change is being made: it may need this worker */
+		wait_for_changes();
+		return 0;
+	}
 	wait = wait_for_queue();
 	if (wait < 0)
 	{
+		/* the server's slot first: a launcher that finds the database's slot free finds it too */
+		protocol_lock(&slot_tag, InvalidOid, LOCK_SERVER_SLOT, server_slot);
+		LockRelease(&slot_tag, ExclusiveLock, true);
 		protocol_lock(&slot_tag, MyDatabaseId, LOCK_SLOT, slot);
 		LockRelease(&slot_tag, ExclusiveLock, true);
 	}
@@ -797,6 +1096,8 @@ work_off_queue(int slot)
 		Oid			relid;
 		int			wait;
 
+		/* a cancel is for a build's statement (drop_table's): between two, there is none to cancel */
+		QueryCancelPending = false;
 		CHECK_FOR_INTERRUPTS();
 		MemoryContextReset(work_cxt);
 		if (claim(&w, &relid))
@@ -808,48 +1109,76 @@ work_off_queue(int slot)
 		wait = leave_or_wait(slot);
 		if (wait < 0)
 			return;
-		/*
-		 * At least a moment (a due row that claim skipped is being written by a caller: SKIP
-		 * LOCKED), at most a second (a change queued meanwhile for want of a slot is taken soon).
-		 */
+		if (wait == 0)
+			continue;
+		/* at most a second: a change queued meanwhile for want of a slot is taken soon */
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 Min(Max(wait, IDLE_POLL_MS), BUSY_POLL_MS), PG_WAIT_EXTENSION);
+						 Min(wait, BUSY_POLL_MS), PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
+}
+
+/* Take a free slot of the server, for the worker's life: its number, 0 when none is free. */
+static int
+take_server_slot(void)
+{
+	int			total = builds_total();
+
+	for (int i = 1; i <= total; i++)
+	{
+		LOCKTAG		tag;
+
+		protocol_lock(&tag, InvalidOid, LOCK_SERVER_SLOT, i);
+		if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_OK)
+			return i;
+	}
+	return 0;
 }
 
 void
 tablestore_index_worker_main(Datum arg)
 {
 	int			slot = DatumGetInt32(arg);
-	Oid			dbid;
+	WorkerArgs	args;
 	LOCKTAG		tag;
 	bool		installed;
 
-	memcpy(&dbid, MyBgworkerEntry->bgw_extra, sizeof(Oid));
+	memcpy(&args, MyBgworkerEntry->bgw_extra, sizeof(args));
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
-	/* InvalidOid: the bootstrap superuser, whatever its login right (as autovacuum connects) */
-	BackgroundWorkerInitializeConnectionByOid(dbid, InvalidOid, 0);
+	/* the database's owner, so that it may end the worker; InvalidOid: the bootstrap superuser */
+	BackgroundWorkerInitializeConnectionByOid(args.database, args.role, 0);
+	worker_user = GetUserId();
 	pgstat_report_appname("tablestore index worker");
 	/* every name it writes is qualified; nothing of a user's is looked up first */
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	/* a build is bounded by its own waits, not by a timeout set for the database's clients */
 	SetConfigOption("statement_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("idle_in_transaction_session_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	/* an index goes where its table is (create_sql), never where a database setting says */
+	SetConfigOption("default_tablespace", "", PGC_SUSET, PGC_S_OVERRIDE);
 	work_cxt = AllocSetContextCreate(TopMemoryContext, "tablestore index worker", ALLOCSET_DEFAULT_SIZES);
 	statement_cxt = AllocSetContextCreate(TopMemoryContext, "tablestore index worker statement", ALLOCSET_DEFAULT_SIZES);
 
 	/* the slot: its launcher holds it until the change it was launched for commits */
 	StartTransactionCommand();
 	set_lock_timeout(0);
-	protocol_lock(&tag, dbid, LOCK_SLOT, slot);
+	protocol_lock(&tag, args.database, LOCK_SLOT, slot);
 	(void) LockAcquire(&tag, ExclusiveLock, true, false);
 	set_lock_timeout(index_lock_timeout);
 	installed = ts_index_queue_installed();
 	CommitTransactionCommand();
 	if (!installed)
 		proc_exit(0);			/* the extension was dropped, or is older than its library */
+	server_slot = take_server_slot();
+	if (server_slot == 0)
+	{
+		/* other databases' builds take the server's slots: the next launch takes the work */
+		ereport(LOG,
+				(errmsg("tablestore: every index build slot of the server is taken (tablestore.max_index_builds_total); the changes stay queued")));
+		LockRelease(&tag, ExclusiveLock, true);
+		proc_exit(0);
+	}
 
 	PG_TRY();
 	{

@@ -9,7 +9,10 @@
 
 #include "postgres.h"
 
-/* Define tablestore.index_lock_timeout (from ts_indexing_policy_init). */
+/*
+ * Define tablestore.max_index_builds, max_index_builds_total and index_lock_timeout (from
+ * ts_indexing_policy_init).
+ */
 extern void ts_index_worker_init(void);
 
 /*
@@ -19,12 +22,30 @@ extern void ts_index_worker_init(void);
 extern void ts_index_worker_note_change(void);
 
 /*
- * Launch a worker for the database's queue if one of its max_builds slots is free (when
- * only_if_idle, only if none runs: the relaunch of work a dead worker left). The worker takes
+ * Launch a worker for the database's queue if one of its slots is free (tablestore.max_index_builds,
+ * at most half of the server's tablestore.max_index_builds_total, at least one) and one of the
+ * server's (when only_if_idle, only if none runs: the relaunch of work a dead worker left). The worker takes
  * its slot when this transaction ends, so it sees the change this transaction queued. False when
  * none was launched (every slot taken, or no background worker slot free): the work stays
  * queued, and the running workers, or the next launch, take it.
  */
-extern bool ts_index_worker_launch(int max_builds, bool only_if_idle);
+extern bool ts_index_worker_launch(bool only_if_idle);
+
+/* Does a worker of this database run (or did this transaction launch one)? */
+extern bool ts_index_worker_running(void);
+
+/*
+ * A tablestore call on the table relid: when its caller owns it, at most every 10 s per
+ * session, queued index work of the database that no worker does gets one (after a restart, a
+ * worker that died, no slot free). Cheap between two looks: a time compared.
+ */
+extern void ts_index_relaunch_check(Oid relid);
+
+/*
+ * Cancel the statement of the worker applying the policy of the relation, if one does (the
+ * attempt fails and is retried later): before a drop of the table, which would otherwise wait for
+ * the build. In SPI.
+ */
+extern void ts_index_worker_cancel_build(Oid relid);
 
 #endif							/* INDEX_WORKER_H */

@@ -10,10 +10,14 @@
  * which applies it online once the caller's transaction has committed (CREATE INDEX
  * CONCURRENTLY runs in transactions of its own, which a function cannot start). The caller waits
  * for no build: a change during one is queued and applied after it. At most
- * tablestore.max_index_builds workers run in a database at once, so that no caller takes every
+ * tablestore.max_index_builds workers run in a database at once, and
+ * tablestore.max_index_builds_total in the server (index_worker.c), so that no caller takes every
  * background worker slot of the server; past them the change waits in the queue for a running
- * worker. indexing_progress relaunches a worker for queued work that none does (a worker that
- * died, a server restart).
+ * worker. Queued work that no worker does (its worker died, the server restarted, no slot was
+ * free) gets one at the next look: indexing_progress by the table's owner, and any tablestore call
+ * on a table by its owner, at most every few seconds per session (ts_index_relaunch_check,
+ * index_worker.c). Reading the queue needs no right; queueing and launching need the table's
+ * ownership, as set_indexing_policy does.
  */
 #include "postgres.h"
 
@@ -21,6 +25,7 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "commands/progress.h"
 #include "catalog/pg_class.h"
 #include "distribute.h"
 #include "entity_index.h"
@@ -34,7 +39,9 @@
 #include "ts_report.h"
 #include "ts_support.h"
 #include "ts_table.h"
+#include "pgstat.h"
 #include "utils/acl.h"
+#include "utils/backend_status.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/guc.h"
@@ -46,16 +53,9 @@ PG_FUNCTION_INFO_V1(tablestore_rest_set_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_get_indexing_policy);
 PG_FUNCTION_INFO_V1(tablestore_indexing_progress);
 
-/* The most index workers of one database running at once (tablestore.max_index_builds). */
-static int	max_index_builds = 2;
-
 void
 ts_indexing_policy_init(void)
 {
-	DefineCustomIntVariable("tablestore.max_index_builds",
-							"The most index builds (indexing policy changes being applied) that run at once in a database.",
-							"Each is a background worker; a change past them waits in the queue (tablestore.index_builds) for one of them.",
-							&max_index_builds, 2, 1, 64, PGC_SUSET, 0, NULL, NULL, NULL);
 	ts_index_worker_init();
 }
 
@@ -106,7 +106,13 @@ set_policy(text *tbl, const char *json, size_t len)
 		TsIndexState st;
 
 		ts_index_state_read(t.relid, &st);
-		if (!st.applied)
+		if (st.applied && ts_index_queue_installed())
+		{
+			/* nothing to do, and nothing left to say: an earlier change's failure is forgotten */
+			ts_index_worker_note_change();
+			ts_index_queue_forget(t.key);
+		}
+		else if (!st.applied)
 		{
 			if (!ts_index_queue_installed())
 				ereport(ERROR,
@@ -124,7 +130,7 @@ set_policy(text *tbl, const char *json, size_t len)
 	/* every session translates its filters by the new policy once this commits */
 	CacheInvalidateRelcacheByRelid(t.relid);
 	if (launch)
-		(void) ts_index_worker_launch(max_index_builds, false);
+		(void) ts_index_worker_launch(false);
 	return policy_jsonb(&p);
 }
 
@@ -175,6 +181,33 @@ tablestore_get_indexing_policy(PG_FUNCTION_ARGS)
 }
 
 /*
+ * A CREATE INDEX on the relation: how far, 1 to 99 (its table scan is the first half, its
+ * validation the second); -1 when none runs. From the backends' status, which every role sees
+ * whole here (pg_stat_progress_create_index shows another role's only to the privileged).
+ */
+static int
+build_progress(Oid relid)
+{
+	int			n = pgstat_fetch_stat_numbackends();
+
+	for (int i = 1; i <= n; i++)
+	{
+		LocalPgBackendStatus *l = pgstat_fetch_stat_local_beentry(i);
+		PgBackendStatus *b = l ? &l->backendStatus : NULL;
+
+		if (b != NULL && b->st_progress_command == PROGRESS_COMMAND_CREATE_INDEX && b->st_progress_command_target == relid)
+		{
+			int64		total = Max(b->st_progress_param[PROGRESS_SCAN_BLOCKS_TOTAL], 1);
+			int64		done = Min(Max(b->st_progress_param[PROGRESS_SCAN_BLOCKS_DONE], 0), total);
+
+			return (b->st_progress_param[PROGRESS_CREATEIDX_PHASE] == PROGRESS_CREATEIDX_PHASE_BUILD ? 1 : 50) +
+				(int) (49 * done / total);
+		}
+	}
+	return -1;
+}
+
+/*
  * How far the table's indexes are from its policy, 0 to 100 (Cosmos DB's index transformation
  * progress): 100 when applied; during a concurrent build, by the blocks it has read.
  */
@@ -182,7 +215,6 @@ static int
 local_progress(const TsTable *t)
 {
 	TsIndexState st;
-	const char *args[1] = {psprintf("%u", t->relid)};
 	int			pct = 0;
 
 	ts_index_state_read(t->relid, &st);
@@ -190,24 +222,24 @@ local_progress(const TsTable *t)
 		return 100;
 	if (st.partitioned)
 	{
+		const char *args[1] = {psprintf("%u", t->relid)};
+
 		/* a node's table: the partitions whose part of the new index is built */
 		ts_run_sql("SELECT pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_index pi "
 				   "JOIN pg_catalog.pg_inherits ih ON ih.inhrelid = pi.indexrelid JOIN pg_catalog.pg_index par "
 				   "ON par.indexrelid = ih.inhparent AND NOT par.indisvalid WHERE pi.indrelid = i.inhrelid)) * 99 "
 				   "/ GREATEST(pg_catalog.count(*), 1) FROM pg_catalog.pg_inherits i WHERE i.inhparent = $1::oid",
 				   1, args, SPI_OK_SELECT);
+		if (SPI_processed > 0)
+		{
+			char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+			pct = v ? atoi(v) : 0;
+		}
 	}
 	else
-		ts_run_sql("SELECT CASE WHEN p.phase LIKE 'building%' THEN 1 + 49 * p.blocks_done / GREATEST(p.blocks_total, 1) "
-				   "ELSE 50 + 49 * p.blocks_done / GREATEST(p.blocks_total, 1) END "
-				   "FROM pg_catalog.pg_stat_progress_create_index p WHERE p.relid = $1::oid", 1, args, SPI_OK_SELECT);
-	if (SPI_processed > 0)
-	{
-		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-
-		pct = v ? Min(Max(atoi(v), 0), 99) : 0;
-	}
-	return pct;
+		pct = build_progress(t->relid);
+	return Min(Max(pct, 0), 99);
 }
 
 /* tablestore.indexing_progress(tbl text) -> int */
@@ -238,9 +270,33 @@ tablestore_indexing_progress(PG_FUNCTION_ARGS)
 	else
 	{
 		pct = local_progress(&t);
-		/* not applied: queued work that no worker does (it died, the server restarted) gets one */
-		if (pct < 100 && !RecoveryInProgress() && ts_index_queue_installed() && ts_index_queue_pending(t.key, true))
-			(void) ts_index_worker_launch(max_index_builds, true);
+		/* applied, but its worker has not removed its row yet: 99 until it has (a moment) */
+		if (pct == 100 && ts_index_queue_installed() && ts_index_queue_pending(t.key, false))
+			pct = 99;
+
+		/*
+		 * Not applied: queued work that no worker does (it died, the server restarted) gets one,
+		 * and a table whose policy is not applied and which has no row is queued - by its owner.
+		 */
+		if (pct < 100 && !RecoveryInProgress() && ts_index_queue_installed() && pg_class_ownercheck(t.relid, GetUserId()))
+		{
+			if (ts_index_queue_pending(t.key, false))
+				(void) ts_index_worker_launch(true);
+			else if (!XactReadOnly)
+			{
+				TsIndexState st;
+
+				/*
+				 * No row: looked at again, as a change (no worker leaves before this transaction
+				 * ends, so the row is seen), since the worker that applied it may have removed
+				 * its row after the look above.
+				 */
+				ts_index_worker_note_change();
+				ts_index_state_read(t.relid, &st);
+				if (!st.applied && ts_index_queue_pending(t.key, true))
+					(void) ts_index_worker_launch(true);
+			}
+		}
 	}
 	SPI_finish();
 	PG_RETURN_INT32(pct);

@@ -4,7 +4,9 @@
 #ifndef INDEXING_POLICY_H
 #define INDEXING_POLICY_H
 
-/* Define tablestore.max_index_builds (_PG_init). */
+#include "postgres.h"
+
+/* Define the settings of index builds (_PG_init). */
 extern void ts_indexing_policy_init(void);
 
 #endif							/* INDEXING_POLICY_H */

@@ -195,6 +195,9 @@ typedef struct PreparedEntry
 
 static HTAB *prepared = NULL;
 
+/* whether a statement is still prepared on the node (also the text its errors name) */
+#define PREPARED_CHECK_SQL "SELECT 1 FROM pg_catalog.pg_prepared_statements WHERE name = $1"
+
 /* After a transaction with an error: each statement is looked for on its node before its next use. */
 static void
 forget_prepared(void)
@@ -248,10 +251,9 @@ remote_exec_prepared(Oid server, Oid fn, const char *sql, int nparams, const cha
 		const char *args[1] = {name};
 		PGresult   *res;
 
-		if (!PQsendQueryParams(conn, "SELECT 1 FROM pg_catalog.pg_prepared_statements WHERE name = $1", 1, NULL, args,
-							   NULL, NULL, 0))
+		if (!PQsendQueryParams(conn, PREPARED_CHECK_SQL, 1, NULL, args, NULL, NULL, 0))
 			raise_remote_error(NULL, conn, server);
-		res = check_result(get_result(conn, sql), conn, server);
+		res = check_result(get_result(conn, PREPARED_CHECK_SQL), conn, server);
 		found = PQntuples(res) > 0;
 		PQclear(res);
 		if (found)
@@ -290,6 +292,9 @@ ts_remote_query(Oid server, const char *sql, int nparams, const char *const *par
 }
 
 /* ---------- a connection of its own ---------- */
+
+/* Seconds a connection of its own, or a move's subscription, waits for a node to answer at most. */
+#define TS_NODE_CONNECT_TIMEOUT 10
 
 /* postgres_fdw's options, which are not libpq's */
 static bool
@@ -330,6 +335,22 @@ append_options(StringInfo out, List *options)
 	}
 }
 
+/* The server's connect_timeout option in seconds, or 0. */
+static int
+server_connect_timeout(Oid server)
+{
+	ListCell   *lc;
+
+	foreach(lc, GetForeignServer(server)->options)
+	{
+		DefElem    *opt = lfirst(lc);
+
+		if (strcmp(opt->defname, "connect_timeout") == 0)
+			return Max(atoi(defGetString(opt)), 0);
+	}
+	return 0;
+}
+
 char *
 ts_server_conninfo(Oid server)
 {
@@ -338,23 +359,40 @@ ts_server_conninfo(Oid server)
 	initStringInfo(&s);
 	append_options(&s, GetForeignServer(server)->options);
 	append_options(&s, GetUserMapping(GetUserId(), server)->options);
+	/* a subscription made with it gives up on a node that does not answer (remote_call.h) */
+	if (server_connect_timeout(server) == 0)
+		appendStringInfo(&s, " connect_timeout=%d", TS_NODE_CONNECT_TIMEOUT);
 	return s.data;
 }
 
 /*
  * The connection of its own is libpq's asynchronous one, waited on through the latch: a cancel or
  * a statement timeout here interrupts the wait, and the node's statement is then cancelled too.
+ * Connecting is bounded (libpq's connect_timeout does not apply to PQconnectPoll): the server's
+ * connect_timeout option (at least libpq's 2 s), or TS_NODE_CONNECT_TIMEOUT seconds, so that a node
+ * that is down or does not answer fails a move at once instead of holding it.
  */
-static void
-wait_socket(PGconn *conn, int events)
+/* Wait for the socket, or until the deadline (0: none); false when the deadline passed. */
+static bool
+wait_socket(PGconn *conn, int events, TimestampTz deadline)
 {
 	pgsocket	sock = PQsocket(conn);
+	long		timeout = -1L;
+	int			rc;
 
 	if (sock == PGINVALID_SOCKET)
-		return;					/* libpq reports the failure */
-	(void) WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | events, sock, -1L, PG_WAIT_EXTENSION);
+		return true;			/* libpq reports the failure */
+	if (deadline != 0)
+	{
+		timeout = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+		if (timeout <= 0)
+			return false;
+		events |= WL_TIMEOUT;
+	}
+	rc = WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | events, sock, timeout, PG_WAIT_EXTENSION);
 	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
+	return !(rc & WL_TIMEOUT) || (rc & (WL_SOCKET_READABLE | WL_SOCKET_WRITEABLE));
 }
 
 static void
@@ -379,15 +417,19 @@ own_connect(Oid server)
 {
 	PGconn	   *conn = PQconnectStart(ts_server_conninfo(server));
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+	int			seconds = server_connect_timeout(server) > 0 ? Max(server_connect_timeout(server), 2) : TS_NODE_CONNECT_TIMEOUT;
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), seconds * 1000);
+	bool		in_time = true;
 
 	if (conn == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	PG_TRY();
 	{
-		while (PQstatus(conn) != CONNECTION_BAD && st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED)
+		while (in_time && PQstatus(conn) != CONNECTION_BAD && st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED)
 		{
-			wait_socket(conn, st == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE);
-			st = PQconnectPoll(conn);
+			in_time = wait_socket(conn, st == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE, deadline);
+			if (in_time)
+				st = PQconnectPoll(conn);
 		}
 	}
 	PG_CATCH();
@@ -396,9 +438,9 @@ own_connect(Oid server)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	if (PQstatus(conn) != CONNECTION_OK)
+	if (!in_time || PQstatus(conn) != CONNECTION_OK)
 	{
-		char	   *msg = pstrdup(PQerrorMessage(conn));
+		char	   *msg = in_time ? pstrdup(PQerrorMessage(conn)) : psprintf("no answer in %d s (connect_timeout)", seconds);
 
 		PQfinish(conn);
 		ereport(ERROR,
@@ -422,7 +464,7 @@ own_exec(PGconn *conn, const char *sql, Oid server)
 	{
 		while (PQisBusy(conn))
 		{
-			wait_socket(conn, WL_SOCKET_READABLE);
+			(void) wait_socket(conn, WL_SOCKET_READABLE, 0);
 			if (!PQconsumeInput(conn))
 			{
 				PQclear(last);
@@ -605,37 +647,28 @@ typedef struct ForwardCall
 
 static HTAB *forward_calls = NULL;
 
-static ForwardCall *
-forward_call_of(FunctionCallInfo fcinfo)
+/* A function's ForwardCall, what it keeps allocated in cxt (the lookups' garbage in the caller's context). */
+static void
+forward_call_build(FunctionCallInfo fcinfo, Oid fn, MemoryContext cxt, ForwardCall *fc)
 {
-	Oid			fn = fcinfo->flinfo->fn_oid;
-	ForwardCall *fc;
-	ForwardCall new = {0};
 	HeapTuple	proc;
 	Form_pg_proc p;
 	StringInfoData sql;
 	MemoryContext old;
 	TupleDesc	desc;
 
-	session_hash(&forward_calls, "tablestore forwarded functions", sizeof(Oid), sizeof(ForwardCall));
-	fc = hash_search(forward_calls, &fn, HASH_FIND, NULL);
-	if (fc != NULL)
-		return fc;
-
-	/* worked out in full first: an error leaves no half-made entry */
-	fc = &new;
 	fc->fn = fn;
-
 	proc = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
 	if (!HeapTupleIsValid(proc))
 		elog(ERROR, "tablestore: cache lookup failed for function %u", fn);
 	p = (Form_pg_proc) GETSTRUCT(proc);
-	old = MemoryContextSwitchTo(TopMemoryContext);
-	initStringInfo(&sql);
+	old = MemoryContextSwitchTo(cxt);
+	initStringInfo(&sql);		/* its buffer grows in cxt */
+	fc->out = palloc0(sizeof(FmgrInfo) * Max(p->pronargs, 1));
+	MemoryContextSwitchTo(old);
 	appendStringInfo(&sql, "SELECT * FROM %s(",
 					 quote_qualified_identifier(get_namespace_name(p->pronamespace), NameStr(p->proname)));
 	fc->nargs = p->pronargs;
-	fc->out = palloc0(sizeof(FmgrInfo) * Max(p->pronargs, 1));
 	for (int i = 0; i < p->pronargs; i++)
 	{
 		Oid			type = p->proargtypes.values[i];
@@ -646,7 +679,7 @@ forward_call_of(FunctionCallInfo fcinfo)
 		appendStringInfo(&sql, i == 0 ? "tablestore.routed_by_coordinator($%d::%s)" : ", $%d::%s", i + 1,
 						 format_type_extended(type, -1, FORMAT_TYPE_FORCE_QUALIFY));
 		getTypeOutputInfo(type, &out, &varlena);
-		fmgr_info_cxt(out, &fc->out[i], TopMemoryContext);
+		fmgr_info_cxt(out, &fc->out[i], cxt);
 	}
 	appendStringInfoChar(&sql, ')');
 	fc->sql = sql.data;
@@ -654,17 +687,50 @@ forward_call_of(FunctionCallInfo fcinfo)
 	ReleaseSysCache(proc);
 	fc->kind = get_call_result_type(fcinfo, &fc->rettype, &desc);
 	if (fc->kind == TYPEFUNC_COMPOSITE)
+	{
+		old = MemoryContextSwitchTo(cxt);
 		fc->meta = TupleDescGetAttInMetadata(BlessTupleDesc(CreateTupleDescCopy(desc)));
+		MemoryContextSwitchTo(old);
+	}
 	else if (fc->kind == TYPEFUNC_SCALAR && fc->rettype != VOIDOID)
 	{
 		Oid			in;
 
 		getTypeInputInfo(fc->rettype, &in, &fc->ioparam);
-		fmgr_info_cxt(in, &fc->in, TopMemoryContext);
+		fmgr_info_cxt(in, &fc->in, cxt);
 	}
 	else if (fc->kind != TYPEFUNC_SCALAR)
 		elog(ERROR, "tablestore: a call of this result type cannot be forwarded");
-	MemoryContextSwitchTo(old);
+}
+
+static ForwardCall *
+forward_call_of(FunctionCallInfo fcinfo)
+{
+	Oid			fn = fcinfo->flinfo->fn_oid;
+	ForwardCall *fc;
+	ForwardCall new = {0};
+	MemoryContext cxt;
+
+	session_hash(&forward_calls, "tablestore forwarded functions", sizeof(Oid), sizeof(ForwardCall));
+	fc = hash_search(forward_calls, &fn, HASH_FIND, NULL);
+	if (fc != NULL)
+		return fc;
+
+	/*
+	 * Worked out in full first, what is kept in a context of its own and the lookups in the
+	 * caller's: an error leaves no half-made entry, and nothing of it behind in TopMemoryContext.
+	 */
+	cxt = AllocSetContextCreate(TopMemoryContext, "tablestore forwarded call", ALLOCSET_SMALL_SIZES);
+	PG_TRY();
+	{
+		forward_call_build(fcinfo, fn, cxt, &new);
+	}
+	PG_CATCH();
+	{
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	fc = hash_search(forward_calls, &fn, HASH_ENTER, NULL);
 	*fc = new;
 	return fc;

@@ -2,26 +2,23 @@
  * shard.c - scale-out by PartitionKey hash (contract §9): tablestore.shard_of, the shard that
  * PostgreSQL's hash partitioning on a table's partition_key (text COLLATE "C") puts a key in, so
  * that a client or the gateway can send a one-partition operation straight to the node that owns
- * it. It computes what the partitioning computes (partbounds.c): the "C" collation's extended text
- * hash with the partitioning seed, combined into a row hash, modulo the shard count.
+ * it. The computation is core/shard_hash.c's, which the gateway calls too; its seed is checked here
+ * against PostgreSQL's own, and sql/shard_of.sql checks the result against hash partitioning.
  */
 #include "postgres.h"
 
 #include "catalog/partition.h"
-#include "catalog/pg_collation.h"
-#include "common/hashfn.h"
 #include "fmgr.h"
+#include "shard_hash.h"
 #include "ts_report.h"
 #include "ts_table.h"
-#include "utils/fmgrprotos.h"
+
+StaticAssertDecl(TS_HASH_PARTITION_SEED == HASH_PARTITION_SEED, "the core's partitioning seed is PostgreSQL's");
 
 int
 ts_shard_of(text *pk, int shards)
 {
-	uint64		hash = DatumGetUInt64(DirectFunctionCall2Coll(hashtextextended, C_COLLATION_OID, PointerGetDatum(pk),
-															  UInt64GetDatum(HASH_PARTITION_SEED)));
-
-	return (int) (hash_combine64(0, hash) % (uint64) shards);
+	return ts_shard_of_key(VARDATA_ANY(pk), VARSIZE_ANY_EXHDR(pk), shards);
 }
 
 /* tablestore.shard_of(partition_key text, shard_count int) -> int: 0 .. shard_count - 1 */

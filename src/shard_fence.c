@@ -11,7 +11,10 @@
  * A call the coordinator forwards (remote_call.c) wraps its first argument in
  * tablestore.routed_by_coordinator(), which marks the node's transaction: the coordinator routes by
  * its map, which is the truth, so its calls pass a fence (between the switch's commit and the
- * target's unfencing, and after a failure there, the map names a fenced node).
+ * target's unfencing, and after a failure there, the map names a fenced node). The mark counts only
+ * for a role with the privileges of the owner of the node's table, which the coordinator's user
+ * mapping created (distribute_table) and which could write the shard table with plain SQL anyway:
+ * any other role calling routed_by_coordinator() (anyone may) still meets the fence.
  */
 #include "shard_fence.h"
 
@@ -24,12 +27,16 @@
 #include "fmgr.h"
 #include "storage/bufmgr.h"
 #include "ts_report.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 
 /* tablestore_internal.shard_fences: its columns */
 #define Anum_fence_shard_table 1
@@ -54,6 +61,26 @@ ts_shard_fence_init(void)
 	RegisterXactCallback(forget_routed, NULL);
 }
 
+/*
+ * Whether this transaction's calls pass fences on the table: marked as the coordinator's, by a
+ * role with the privileges of the owner of the node's table.
+ */
+static bool
+coordinator_passes(Oid table)
+{
+	HeapTuple	tup;
+	Oid			owner;
+
+	if (!routed_by_coordinator)
+		return false;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(table));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return has_privs_of_role(GetUserId(), owner);
+}
+
 /* The fence table, opened (AccessShareLock), or NULL when it is missing or empty. */
 static Relation
 open_fences(void)
@@ -74,7 +101,7 @@ open_fences(void)
 }
 
 void
-ts_shard_fence_check(Oid shard_table, const char *key)
+ts_shard_fence_check(Oid shard_table, Oid table, const char *key)
 {
 	Relation	rel;
 	Snapshot	snap;
@@ -84,7 +111,7 @@ ts_shard_fence_check(Oid shard_table, const char *key)
 	int			shard = -1;
 	char		state[16] = "";
 
-	if (routed_by_coordinator || (rel = open_fences()) == NULL)
+	if (coordinator_passes(table) || (rel = open_fences()) == NULL)
 		return;
 	/* the latest committed fences, not the statement's snapshot: the call may have waited for a switch */
 	snap = RegisterSnapshot(GetLatestSnapshot());
@@ -117,7 +144,7 @@ ts_shard_fence_check(Oid shard_table, const char *key)
 }
 
 bool
-ts_shard_fence_any(const Oid *shard_tables, int n)
+ts_shard_fence_any(Oid table, const Oid *shard_tables, int n)
 {
 	Relation	rel;
 	Snapshot	snap;
@@ -125,7 +152,7 @@ ts_shard_fence_any(const Oid *shard_tables, int n)
 	HeapTuple	tup;
 	bool		found = false;
 
-	if (n == 0 || routed_by_coordinator || (rel = open_fences()) == NULL)
+	if (n == 0 || coordinator_passes(table) || (rel = open_fences()) == NULL)
 		return false;
 	snap = RegisterSnapshot(GetLatestSnapshot());
 	scan = systable_beginscan(rel, InvalidOid, false, snap, 0, NULL);
@@ -146,7 +173,8 @@ ts_shard_fence_any(const Oid *shard_tables, int n)
 /*
  * tablestore.routed_by_coordinator(value anyelement) -> anyelement: returns its argument and marks
  * the calls of this transaction as forwarded by a coordinator (remote_call.c wraps the first
- * argument of every forwarded call in it), which a shard fence does not refuse.
+ * argument of every forwarded call in it), which a shard fence does not refuse when the role has
+ * the privileges of the table's owner (coordinator_passes).
  */
 PG_FUNCTION_INFO_V1(tablestore_routed_by_coordinator);
 Datum

@@ -14,8 +14,8 @@
 
 /*
  * Does this insert keep an imported Timestamp? True with *ticks set when the transaction imports
- * into rel (or the table rel is a partition of) and the row's etag column is set: it must then
- * be an ETag of the service's form (else InvalidInput, TSB15).
+ * into rel (or the table rel is a partition of), the current user owns that table, and the row's
+ * etag column is set: it must then be an ETag of the service's form (else InvalidInput, TSB15).
  */
 extern bool stamp_import_kept(Relation rel, Datum etag, bool etag_null, int64 *ticks);
 

@@ -18,11 +18,14 @@
 #include "storage/lmgr.h"
 #include "distribute.h"
 #include "entity_index.h"
+#include "index_worker.h"
 #include "table_commands.h"
 #include "tables.h"
 #include "ts_report.h"
 #include "ts_support.h"
 #include "ts_table.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -97,6 +100,17 @@ tablestore_drop_table(PG_FUNCTION_ARGS)
 	ts_require_arg(fcinfo, 0, "name");
 	name = PG_GETARG_TEXT_PP(0);
 	ts_table_key(name, key);
+	/* the table's index build, if one runs, is cancelled: the drop would wait for it (or deadlock) */
+	{
+		Oid			relid = get_relname_relid(key, get_namespace_oid(TS_DATA_SCHEMA, false));
+
+		if (OidIsValid(relid) && pg_class_ownercheck(relid, GetUserId()))
+		{
+			SPI_connect();
+			ts_index_worker_cancel_build(relid);
+			SPI_finish();
+		}
+	}
 	/* locked before it is looked at: a concurrent drop makes this one ResourceNotFound */
 	if (!OidIsValid(RangeVarGetRelidExtended(makeRangeVar(TS_DATA_SCHEMA, key, -1), AccessExclusiveLock,
 											 RVR_MISSING_OK, NULL, NULL)))

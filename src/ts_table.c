@@ -6,6 +6,7 @@
 #include "access/relation.h"
 #include "catalog/namespace.h"
 #include "fmgr.h"
+#include "index_worker.h"
 #include "shard_fence.h"
 #include "ts_report.h"
 #include "utils/builtins.h"
@@ -100,6 +101,8 @@ ts_table_resolve(text *name, TsTable *t)
 	t->remote = InvalidOid;
 	relation_close(rel, NoLock);
 	snprintf(t->qualified, sizeof(t->qualified), "%s.%s", TS_DATA_SCHEMA, quote_identifier(t->key));
+	/* index work a restart or a dead worker left gets a worker (a time compared, mostly) */
+	ts_index_relaunch_check(t->relid);
 }
 
 bool
@@ -131,7 +134,7 @@ ts_table_partial(const TsTable *t)
 				LockRelationOid(pd->oids[i], AccessShareLock);
 				local[n++] = pd->oids[i];
 			}
-		partial = ts_shard_fence_any(local, n);
+		partial = ts_shard_fence_any(t->relid, local, n);
 		pfree(local);
 	}
 	relation_close(rel, NoLock);
@@ -192,7 +195,7 @@ ts_table_route(TsTable *t, text *pk, AclMode needed)
 	 * first, then the fence: shard_fence.h).
 	 */
 	LockRelationOid(leaf, AccessShareLock);
-	ts_shard_fence_check(leaf, t->key);
+	ts_shard_fence_check(leaf, t->relid, t->key);
 	if (dml_privileges(leaf) != dml_privileges(t->relid) ||
 		check_enable_rls(leaf, InvalidOid, true) == RLS_ENABLED)
 		return InvalidOid;

@@ -147,6 +147,9 @@ url_ok(const char *u)
 		return false;
 	if (*host == '\0' || *host == '/' || *host == '?')
 		return false;
+	/* credentials in the URL (user:password@host) would be written wherever the endpoint is named */
+	if (memchr(host, '@', strcspn(host, "/")) != NULL)
+		return false;
 	for (const char *p = u; *p; p++)
 		if ((unsigned char) *p <= ' ' || *p == 0x7f || *p == '?' || *p == '#')
 			return false;
@@ -309,42 +312,85 @@ parse_table(const char *s, EndpointSpec *out, char *err, size_t errlen)
 	return true;
 }
 
-/* a database spec with any password replaced by *** */
+/*
+ * A database spec with its secrets replaced by ***: a URI's user:password@, and the value of every
+ * parameter whose name holds "password" (password, sslpassword), in a URI's query or a conninfo.
+ */
 static char *
-redact_db(const char *s)
+redact_db(const char *spec)
 {
-	size_t		n = strlen(s);
-	char	   *r = mem_alloc(n + 8);
-	const char *pw;
+	StringInfoData r,
+				first;
+	bool		uri = strncmp(spec, "postgres://", 11) == 0 || strncmp(spec, "postgresql://", 13) == 0;
+	const char *s = spec;
+	size_t		n,
+				i = 0;
 
-	strcpy(r, s);
-	if (strncmp(s, "postgres://", 11) == 0 || strncmp(s, "postgresql://", 13) == 0)
+	/* a URI's user:password@ first */
+	mem_string_init(&first);
+	if (uri)
 	{
-		const char *start = strstr(s, "://") + 3;
-		const char *at = strchr(start, '@');
-		const char *colon;
+		const char *start = strstr(spec, "://") + 3;
+		size_t		auth = strcspn(start, "/?");
+		const char *at = memchr(start, '@', auth);
+		const char *colon = at ? memchr(start, ':', at - start) : NULL;
 
-		if (at != NULL && (colon = memchr(start, ':', at - start)) != NULL)
-			snprintf(r, n + 8, "%.*s:***%s", (int) (colon - s), s, at);
-	}
-	else if ((pw = strstr(s, "password")) != NULL)
-	{
-		const char *eq = pw + 8;
-		const char *end;
-
-		while (*eq == ' ')
-			eq++;
-		if (*eq == '=')
+		if (colon != NULL)
 		{
-			eq++;
-			while (*eq == ' ')
-				eq++;
-			end = *eq == '\'' ? strchr(eq + 1, '\'') : eq + strcspn(eq, " ");
-			end = end == NULL ? s + n : (*eq == '\'' ? end + 1 : end);
-			snprintf(r, n + 8, "%.*s***%s", (int) (eq - s), s, end);
+			appendBinaryStringInfo(&first, spec, (int) (colon + 1 - spec));
+			appendStringInfoString(&first, "***");
+			appendStringInfoString(&first, at);
+			s = first.data;
 		}
 	}
-	return r;
+	n = strlen(s);
+	mem_string_init(&r);
+	while (i < n)
+	{
+		/* a parameter name starts the string, or follows a space, ? or & (more is redacted than less) */
+		bool		starts = i == 0 || s[i - 1] == ' ' || s[i - 1] == '?' || s[i - 1] == '&';
+		size_t		name = starts ? strcspn(s + i, uri ? "=& " : "= ") : 0;
+		const char *eq;
+
+		if (name == 0 || memmem(s + i, name, "password", 8) == NULL)
+		{
+			appendStringInfoChar(&r, s[i++]);
+			continue;
+		}
+		eq = s + i + name;
+		while (*eq == ' ')
+			eq++;
+		if (*eq != '=')
+		{
+			appendStringInfoChar(&r, s[i++]);
+			continue;
+		}
+		eq++;
+		while (!uri && *eq == ' ')
+			eq++;
+		appendBinaryStringInfo(&r, s + i, (int) (eq - (s + i)));
+		appendStringInfoString(&r, "***");
+		if (uri)
+			i = (size_t) (eq - s) + strcspn(eq, "& ");
+		else if (*eq == '\'')
+		{
+			/* a quoted value, \' and \\ escaped */
+			const char *p = eq + 1;
+
+			while (*p && *p != '\'')
+				p += (*p == '\\' && p[1]) ? 2 : 1;
+			i = (size_t) ((*p ? p + 1 : p) - s);
+		}
+		else
+			i = (size_t) (eq - s) + strcspn(eq, " ");
+	}
+	{
+		char	   *out = mem_strdup(r.data);
+
+		pfree(r.data);
+		pfree(first.data);
+		return out;
+	}
 }
 
 bool

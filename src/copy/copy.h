@@ -98,6 +98,13 @@ typedef struct State
 	pthread_mutex_t lock;
 	char	   *from_display;
 	char	   *to_display;
+	/* what the checkpoint's run was given, read back by state_load for --resume and --sync */
+	bool		has_header;
+	char	   *saved_from;
+	char	   *saved_to;
+	char	   *saved_filter;	/* NULL: none */
+	bool		saved_keep_timestamps;
+	bool		saved_gzip;
 	TableState *tables;
 	int			ntables;
 	Segment    *segs;
@@ -120,6 +127,12 @@ extern void state_reset(void);	/* a fresh run: forget segments, keep the tables'
 extern void reject_record(const char *table, const Record *r, const char *raw, size_t raw_len,
 						  const CopyError *why);
 extern bool rejects_close(void);
+
+/*
+ * A secret of FROM or TO (an account key, a SAS, a database password): never written, wherever a
+ * message may carry it (an endpoint's error text, a library's), it is replaced by ***.
+ */
+extern void report_secret(const char *s, size_t len);
 
 extern void log_raw_json(const char *line);	/* a JSON object line as it is (--log json) */
 extern void log_msg(const char *fmt,...) __attribute__((format(printf, 1, 2)));

@@ -13,7 +13,7 @@ CP_DIR := src/copy
 CP_SRCS := $(sort $(wildcard $(CP_DIR)/*.c))
 CP_OBJS := $(CP_SRCS:.c=.cp.o)
 CP_CORE_SRCS := $(addprefix src/core/, edm.c entity_binary_in.c entity_build.c entity_json_in.c entity_json_out.c \
-	etag_text.c json_lex.c sign.c ts_error.c)
+	etag_text.c json_lex.c odata_eval.c odata_lex.c odata_parse.c sign.c ts_error.c)
 CP_CORE_OBJS := $(CP_CORE_SRCS:.c=.gw.o)
 CP_BIN := $(CP_DIR)/tablestore-copy
 comma := ,

@@ -93,6 +93,11 @@ typedef struct EndpointOps
 	WriteResult (*write_batch) (Endpoint *ep, const WriteSpec *spec, const Record *recs, int n, CopyError *e);
 	/* does the entity exist (mirror checks a key before deleting it)? 1, 0, -1 on error */
 	int			(*exists) (Endpoint *ep, const char *table, const char *pk, const char *rk, CopyError *e);
+	/*
+	 * The same for n keys at once (found[i] set for each there): an endpoint without point reads
+	 * (a directory) reads itself once per call. NULL: ask exists for each.
+	 */
+	bool		(*exists_many) (Endpoint *ep, const char *table, const Record *keys, int n, bool *found, CopyError *e);
 	/* delete these keys of one partition (mirror); missing ones are not an error */
 	bool		(*delete_keys) (Endpoint *ep, const char *table, const Record *recs, int n, CopyError *e);
 

@@ -9,12 +9,14 @@
  * files are made durable at each checkpoint, whose offsets a resumed run truncates them to.
  */
 #include "copy.h"
+#include "filter.h"
 #include "jsonl.h"
 #include "manifest.h"
 #include "mem.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,16 +43,20 @@ struct Reader
 	JsonlReader *in;
 	ReadSpec	spec;
 	char	   *path;
-	bool		have_last;
-	char	   *last_pk;		/* the previous line's keys: files must be in key order */
-	char	   *last_rk;
-	uint32		last_pk_len;
-	uint32		last_rk_len;
+	KeyOrder	order;			/* files are in key order, a store's or the service's */
+	CopyFilter *filter;			/* --filter, evaluated here (filter.c) */
+	bool		after_seen;		/* resuming: the resume point's line has been read */
+	long long	expect;			/* the entities the manifest gives the table (-1: no manifest) */
+	long long	entities;		/* lines read that hold an entity (or fail to) */
 	long long	lineno;
 	TsError		err;
 };
 
 static const EndpointOps dir_ops;
+
+static Reader *dir_open_reader(Endpoint *base, const ReadSpec *spec, CopyError *e);
+static int	dir_read(Reader *r, Record *out, CopyError *e);
+static void dir_close_reader(Reader *r);
 
 static char *
 path_join(const char *dir, const char *name, const char *suffix)
@@ -89,7 +95,7 @@ ep_dir_open(const EndpointSpec *spec, bool for_writing, CopyError *e)
 	{
 		if (!for_writing || errno != ENOENT)
 			return copy_fail(e, "cannot open the directory %s: %s", spec->path, strerror(errno)), NULL;
-		if (mkdir(spec->path, 0755) != 0)
+		if (mkdir(spec->path, 0700) != 0)
 			return copy_fail(e, "cannot make the directory %s: %s", spec->path, strerror(errno)), NULL;
 	}
 	else if (!S_ISDIR(st.st_mode))
@@ -99,7 +105,7 @@ ep_dir_open(const EndpointSpec *spec, bool for_writing, CopyError *e)
 	{
 		char	   *parts = path_join(spec->path, ".parts", "");
 
-		if (mkdir(parts, 0755) != 0 && errno != EEXIST)
+		if (mkdir(parts, 0700) != 0 && errno != EEXIST)
 		{
 			copy_fail(e, "cannot make %s: %s", parts, strerror(errno));
 			free(parts);
@@ -113,17 +119,6 @@ ep_dir_open(const EndpointSpec *spec, bool for_writing, CopyError *e)
 	ep->base.spec = spec;
 	mem_string_init(&ep->line);
 	return &ep->base;
-}
-
-static bool
-valid_table_name(const char *s, size_t n)
-{
-	if (n < 3 || n > 63 || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
-			return false;
-	return true;
 }
 
 static bool
@@ -147,7 +142,7 @@ dir_list_tables(Endpoint *base, void (*add) (void *, const char *), void *arg, C
 			base_len = len - 9;
 		else if (len > 6 && strcmp(name + len - 6, ".jsonl") == 0)
 			base_len = len - 6;
-		if (base_len == 0 || !valid_table_name(name, base_len) ||
+		if (base_len == 0 || !record_table_name_ok(name, base_len) ||
 			(base_len == 8 && strncmp(name, "manifest", 8) == 0))
 			continue;
 		if (n == cap)
@@ -201,20 +196,30 @@ dir_open_reader(Endpoint *base, const ReadSpec *spec, CopyError *e)
 
 	if (path == NULL)
 		return copy_fail(e, "the directory has no file for the table %s", spec->table), NULL;
-	if (spec->filter != NULL)
-	{
-		free(path);
-		return copy_fail(e, "--filter cannot read a directory (the filter is the source service's; copy the filtered entities into the directory instead)"), NULL;
-	}
 	r = mem_alloc(sizeof(Reader));
 	memset(r, 0, sizeof(*r));
 	r->ep = (DirEndpoint *) base;
 	r->spec = *spec;
 	r->path = path;
+	r->expect = manifest_table_entities(base->spec->path, spec->table);
+	if (spec->filter != NULL)
+	{
+		TsError		err = {0};
+
+		r->filter = filter_compile(spec->filter, &err);
+		if (r->filter == NULL)
+		{
+			copy_fail(e, "--filter: %s", err.msg);
+			free(path);
+			free(r);
+			return NULL;
+		}
+	}
 	r->in = jsonl_open_read(path);
 	if (r->in == NULL)
 	{
 		copy_fail(e, "cannot open %s: %s", path, strerror(errno));
+		filter_free(r->filter);
 		free(path);
 		free(r);
 		return NULL;
@@ -222,18 +227,21 @@ dir_open_reader(Endpoint *base, const ReadSpec *spec, CopyError *e)
 	return r;
 }
 
-/* Does the record pass the reader's key range, resume point and Timestamp? */
+/*
+ * Does the record pass the reader's resume point, key range, Timestamp and filter? The resume
+ * point is a line of the file: what follows it is wanted (in the file's order, which may be the
+ * service's rather than a store's).
+ */
 static bool
-wanted(const Reader *r, const Record *rec)
+wanted(Reader *r, const Record *rec)
 {
 	const ReadSpec *s = &r->spec;
-	int			c;
 
-	if (s->has_after)
+	if (s->has_after && !r->after_seen)
 	{
-		c = record_key_cmp(rec->pk, rec->pk_len, s->after_pk, s->after_pk_len);
-		if (c < 0 || (c == 0 && record_key_cmp(rec->rk, rec->rk_len, s->after_rk, s->after_rk_len) <= 0))
-			return false;
+		r->after_seen = record_key_cmp(rec->pk, rec->pk_len, s->after_pk, s->after_pk_len) == 0 &&
+			record_key_cmp(rec->rk, rec->rk_len, s->after_rk, s->after_rk_len) == 0;
+		return false;
 	}
 	if (s->lo_pk && record_key_cmp(rec->pk, rec->pk_len, s->lo_pk, strlen(s->lo_pk)) < 0)
 		return false;
@@ -241,7 +249,7 @@ wanted(const Reader *r, const Record *rec)
 		return false;
 	if (s->since_ticks > 0 && rec->ticks < s->since_ticks)
 		return false;
-	return true;
+	return r->filter == NULL || filter_match(r->filter, rec);
 }
 
 static int
@@ -254,6 +262,13 @@ dir_read(Reader *r, Record *out, CopyError *e)
 		size_t		len;
 		int			rc = jsonl_next(r->in, &line, &len, &why);
 
+		if (rc == 0 && r->spec.has_after && !r->after_seen)
+			return copy_fail(e, "%s: the checkpoint's resume point (PartitionKey \"%.100s\", RowKey \"%.100s\") is not in the file: it has changed since the run that stopped",
+							 r->path, r->spec.after_pk, r->spec.after_rk), -1;
+		/* a file cut at a line's end (a plain one; gzip's end is checked) is not the whole table */
+		if (rc == 0 && r->expect >= 0 && r->entities != r->expect)
+			return copy_fail(e, "%s holds %lld entities, its directory's manifest %lld: the file is not the one the manifest sums (cut short, or written since)",
+							 r->path, r->entities, r->expect), -1;
 		if (rc == 0)
 			return 0;
 		if (rc < 0)
@@ -261,6 +276,7 @@ dir_read(Reader *r, Record *out, CopyError *e)
 		r->lineno++;
 		if (len == 0)
 			continue;
+		r->entities++;
 		memset(&r->err, 0, sizeof(r->err));
 		if (!record_from_json(line, len, out, &r->err))
 		{
@@ -271,21 +287,9 @@ dir_read(Reader *r, Record *out, CopyError *e)
 			return READ_BAD_RECORD;
 		}
 		/* key order, as the endpoints read: resuming and comparing rely on it */
-		if (r->have_last)
-		{
-			int			c = record_key_cmp(out->pk, out->pk_len, r->last_pk, r->last_pk_len);
-
-			if (c < 0 || (c == 0 && record_key_cmp(out->rk, out->rk_len, r->last_rk, r->last_rk_len) <= 0))
-				return copy_fail(e, "%s line %lld: the entities are not in key order (PartitionKey, then RowKey, each once)",
-								 r->path, r->lineno), -1;
-		}
-		free(r->last_pk);
-		free(r->last_rk);
-		r->last_pk = mem_strndup(out->pk, out->pk_len);
-		r->last_pk_len = out->pk_len;
-		r->last_rk = mem_strndup(out->rk, out->rk_len);
-		r->last_rk_len = out->rk_len;
-		r->have_last = true;
+		if (!key_order_next(&r->order, out))
+			return copy_fail(e, "%s line %lld: the entities are not in key order (PartitionKey, then RowKey, each once)",
+							 r->path, r->lineno), -1;
 		if (!wanted(r, out))
 			continue;
 		if (r->spec.keys_only)
@@ -294,15 +298,69 @@ dir_read(Reader *r, Record *out, CopyError *e)
 	}
 }
 
+typedef struct KeyRef
+{
+	const Record *r;
+	int			i;
+} KeyRef;
+
+static int
+keyref_cmp(const void *a, const void *b)
+{
+	const Record *x = ((const KeyRef *) a)->r,
+			   *y = ((const KeyRef *) b)->r;
+	int			c = record_key_cmp(x->pk, x->pk_len, y->pk, y->pk_len);
+
+	return c != 0 ? c : record_key_cmp(x->rk, x->rk_len, y->rk, y->rk_len);
+}
+
+/* --mirror's confirmation: one read of the table's file for all n keys (a directory has no point reads) */
+static bool
+dir_exists_many(Endpoint *base, const char *table, const Record *keys, int n, bool *found, CopyError *e)
+{
+	ReadSpec	spec = {.table = table, .keys_only = true};
+	KeyRef	   *sorted = mem_alloc(sizeof(KeyRef) * (n ? n : 1));
+	Reader	   *r;
+	MemArena	arena = {0};
+	MemArena   *prev;
+	int			rc = -1;
+
+	for (int i = 0; i < n; i++)
+		sorted[i] = (KeyRef) {&keys[i], i};
+	qsort(sorted, n, sizeof(KeyRef), keyref_cmp);
+	prev = mem_use(&arena);
+	r = dir_open_reader(base, &spec, e);
+	while (r != NULL)
+	{
+		Record		rec;
+		KeyRef		probe = {&rec, -1},
+				   *hit;
+
+		mem_arena_reset(&arena);
+		rc = dir_read(r, &rec, e);
+		if (rc == READ_BAD_RECORD)
+			continue;			/* a line there, not readable: its key is unknown */
+		if (rc <= 0)
+			break;
+		if ((hit = bsearch(&probe, sorted, n, sizeof(KeyRef), keyref_cmp)) != NULL)
+			found[hit->i] = true;
+	}
+	dir_close_reader(r);
+	mem_use(prev);
+	mem_arena_free(&arena);
+	free(sorted);
+	return r != NULL && rc == 0;
+}
+
 static void
 dir_close_reader(Reader *r)
 {
 	if (r == NULL)
 		return;
 	jsonl_close_read(r->in);
+	filter_free(r->filter);
+	key_order_free(&r->order);
 	free(r->path);
-	free(r->last_pk);
-	free(r->last_rk);
 	free(r);
 }
 
@@ -422,7 +480,8 @@ dir_set_acl(Endpoint *base, const char *table, const char *xml, CopyError *e)
 {
 	char	   *dir = path_join(base->spec->path, ".parts", "");
 	char	   *path = path_join(dir, table, ".acl.xml");
-	FILE	   *f = fopen(path, "w");
+	int			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	FILE	   *f = fd < 0 ? NULL : fdopen(fd, "w");
 	bool		ok = f != NULL && fputs(xml, f) >= 0;
 
 	if (f != NULL && fclose(f) != 0)
@@ -453,6 +512,7 @@ static const EndpointOps dir_ops = {
 	.open_reader = dir_open_reader,
 	.read = dir_read,
 	.close_reader = dir_close_reader,
+	.exists_many = dir_exists_many,
 	.write_batch = dir_write_batch,
 	.begin_table = dir_begin_table,
 	.sync_table = dir_sync_table,

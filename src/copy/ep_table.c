@@ -45,7 +45,11 @@ struct Reader
 	char	   *next_pk;		/* continuation of the next page, NULL: none */
 	char	   *next_rk;
 	bool		last_page;
+	int			top;			/* entities asked per page: 1000, fewer after an answer too large */
+	KeyOrder	order;			/* the entities must come in key order, each once */
 };
+
+#define PAGE_TOP 1000
 
 static const EndpointOps table_ops;
 
@@ -162,10 +166,11 @@ fetch_page(Reader *r, CopyError *e)
 				res;
 	bool		ok;
 
+again:
 	mem_string_init(&query);
 	mem_string_init(&res);
 	appendStringInfo(&res, "/%s()", r->table);
-	appendStringInfoString(&query, "%24top=1000");
+	appendStringInfo(&query, "%%24top=%d", r->top);
 	if (r->filter)
 	{
 		appendStringInfoString(&query, "&%24filter=");
@@ -186,10 +191,21 @@ fetch_page(Reader *r, CopyError *e)
 	ok = http_request(r->ep->http, "GET", res.data, query.data, NULL, NULL, PAGE_ACCEPT, NULL, 0, &r->ep->resp, e);
 	pfree(query.data);
 	pfree(res.data);
+	if (!ok && r->ep->resp.too_large && r->top > 1)
+	{
+		/* a page of large entities: ask for fewer (an answer is read whole, HTTP_MAX_BODY at most) */
+		r->top = r->top / 4 > 1 ? r->top / 4 : 1;
+		goto again;
+	}
 	if (!ok)
 		return false;
 	if (r->ep->resp.status != 200)
 		return http_fail(e, &r->ep->resp, "cannot read the table");
+	/* the same continuation again would read the same page for ever */
+	if (r->ep->resp.next_pk != NULL && r->next_pk != NULL && strcmp(r->ep->resp.next_pk, r->next_pk) == 0 &&
+		((r->ep->resp.next_rk == NULL && r->next_rk == NULL) ||
+		 (r->ep->resp.next_rk != NULL && r->next_rk != NULL && strcmp(r->ep->resp.next_rk, r->next_rk) == 0)))
+		return copy_fail(e, "the endpoint answers the continuation it was given: it would read the same page for ever");
 	free(r->page);
 	r->page = mem_strndup(r->ep->resp.body, r->ep->resp.len);
 	r->page_len = r->ep->resp.len;
@@ -212,6 +228,7 @@ table_open_reader(Endpoint *base, const ReadSpec *spec, CopyError *e)
 
 	memset(r, 0, sizeof(*r));
 	r->ep = ep;
+	r->top = PAGE_TOP;
 	r->table = mem_strdup(spec->table);
 	r->keys_only = spec->keys_only;
 	mem_string_init(&f);
@@ -309,6 +326,9 @@ table_read(Reader *r, Record *out, CopyError *e)
 			}
 		}
 		(void) t;
+		if (!key_order_next(&r->order, out))
+			return copy_fail(e, "the endpoint's entities are not in key order (PartitionKey \"%.*s\", RowKey \"%.*s\" again or out of order): it repeats itself or skips back",
+							 (int) Min(out->pk_len, 100), out->pk, (int) Min(out->rk_len, 100), out->rk), -1;
 		if (r->keys_only)
 			out->body = NULL;
 		return 1;
@@ -325,6 +345,7 @@ table_close_reader(Reader *r)
 	free(r->page);
 	free(r->next_pk);
 	free(r->next_rk);
+	key_order_free(&r->order);
 	free(r);
 }
 
@@ -352,12 +373,17 @@ table_list_tables(Endpoint *base, void (*add) (void *, const char *), void *arg,
 		ok = http_request(ep->http, "GET", "/Tables", next ? q.data : NULL, NULL, NULL,
 						  "application/json;odata=nometadata", NULL, 0, &ep->resp, e);
 		pfree(q.data);
+		if (!ok || ep->resp.status != 200)
+		{
+			free(next);
+			return ok ? http_fail(e, &ep->resp, "cannot list the tables") : false;
+		}
+		if (next != NULL && ep->resp.next_table != NULL && strcmp(next, ep->resp.next_table) == 0)
+		{
+			free(next);
+			return copy_fail(e, "the endpoint answers the table list's continuation it was given: it would list the same tables for ever");
+		}
 		free(next);
-		next = NULL;
-		if (!ok)
-			return false;
-		if (ep->resp.status != 200)
-			return http_fail(e, &ep->resp, "cannot list the tables");
 		next = ep->resp.next_table;
 		ep->resp.next_table = NULL;
 		/* {"value":[{"TableName":"a"},...]} */
@@ -499,6 +525,7 @@ batch_answer_ok(TableEndpoint *ep, CopyError *e)
 					if (msg)
 						snprintf(part.error_message, sizeof(part.error_message), "%.*s",
 								 (int) (strcspn(msg + 1, "\"") < 500 ? strcspn(msg + 1, "\"") : 500), msg + 1);
+					http_strip_signatures(part.error_message);
 				}
 			}
 			http_fail(e, &part, "the destination refused the batch");

@@ -2,6 +2,7 @@
  * http.c - libcurl requests to a Table endpoint (http.h).
  */
 #include "http.h"
+#include "copy.h"
 #include "jsonl.h"
 #include "mem.h"
 #include "retry.h"
@@ -22,6 +23,7 @@ struct Http
 	char	   *base_path;		/* the endpoint URL's path ("" or "/devstoreaccount1") */
 	StringInfoData body;		/* the response body (malloc'd) */
 	HttpResponse *cur;
+	bool		too_large;		/* the body went over HTTP_MAX_BODY: cut */
 };
 
 Http *
@@ -87,8 +89,20 @@ on_body(char *p, size_t size, size_t n, void *arg)
 {
 	Http	   *h = arg;
 
+	if ((size_t) h->body.len + size * n > HTTP_MAX_BODY)
+	{
+		h->too_large = true;
+		return 0;				/* libcurl ends the transfer (CURLE_WRITE_ERROR) */
+	}
 	appendBinaryStringInfo(&h->body, p, (int) (size * n));
 	return size * n;
+}
+
+/* libcurl asks now and then during a transfer: non-zero abandons it (SIGINT, SIGTERM) */
+static int
+on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	return atomic_load(&copy_abort) ? 1 : 0;
 }
 
 static char *
@@ -187,6 +201,31 @@ authorization(Http *h, const char *method, const char *resource, const char *com
 	pfree(path.data);
 }
 
+/*
+ * An endpoint's text may echo the request's URL, SAS and all: every sig= value goes (cut short
+ * at the message's end too, so that not even a prefix of a signature is written).
+ */
+void
+http_strip_signatures(char *msg)
+{
+	char	   *p = msg;
+
+	while ((p = strcasestr(p, "sig=")) != NULL)
+	{
+		size_t		n = strcspn(p + 4, "&\" \t\r\n<");
+
+		p += 4;
+		if (n < 3)
+			memset(p, '*', n);	/* never longer than it was */
+		else
+		{
+			memmove(p + 3, p + n, strlen(p + n) + 1);
+			memcpy(p, "***", 3);
+		}
+		p += n < 3 ? n : 3;
+	}
+}
+
 /* the service's error body: {"odata.error":{"code":"...","message":{"value":"..."}}} (or XML) */
 static void
 read_error_body(HttpResponse *r)
@@ -222,6 +261,7 @@ read_error_body(HttpResponse *r)
 				v++;
 			n = strcspn(v, p[0] == '<' ? "<" : "\"");
 			snprintf(r->error_message, sizeof(r->error_message), "%.*s", (int) (n < 500 ? n : 500), v);
+			http_strip_signatures(r->error_message);
 		}
 	}
 }
@@ -278,6 +318,7 @@ http_request(Http *h, const char *method, const char *resource, const char *quer
 		free(out->next_table);
 		memset(out, 0, sizeof(*out));
 		h->cur = out;
+		h->too_large = false;
 		resetStringInfo(&h->body);
 		gmtime_r(&now, &tm);
 		strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
@@ -311,6 +352,9 @@ http_request(Http *h, const char *method, const char *resource, const char *quer
 		curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT, 30L);
 		curl_easy_setopt(h->curl, CURLOPT_TIMEOUT, 300L);
 		curl_easy_setopt(h->curl, CURLOPT_TCP_KEEPALIVE, 1L);
+		curl_easy_setopt(h->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(h->curl, CURLOPT_XFERINFODATA, h);
+		curl_easy_setopt(h->curl, CURLOPT_NOPROGRESS, 0L);
 		if (strcmp(method, "GET") == 0)
 			curl_easy_setopt(h->curl, CURLOPT_HTTPGET, 1L);
 		else if (strcmp(method, "HEAD") == 0)
@@ -322,6 +366,17 @@ http_request(Http *h, const char *method, const char *resource, const char *quer
 		}
 		rc = curl_easy_perform(h->curl);
 		curl_slist_free_all(hdrs);
+		if (rc == CURLE_WRITE_ERROR && h->too_large)
+		{
+			out->too_large = true;
+			pfree(url.data);
+			return copy_fail(e, "the endpoint's answer is larger than %d MiB", HTTP_MAX_BODY >> 20);
+		}
+		if (rc == CURLE_ABORTED_BY_CALLBACK || atomic_load(&copy_abort))
+		{
+			pfree(url.data);
+			return copy_fail(e, "stopped");
+		}
 		if (rc == CURLE_OK)
 		{
 			curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &out->status);

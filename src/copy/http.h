@@ -23,7 +23,15 @@ typedef struct HttpResponse
 	char	   *next_rk;
 	char	   *next_table;
 	char		content_type[256];
+	bool		too_large;		/* the answer was cut at HTTP_MAX_BODY (http_request failed) */
 } HttpResponse;
+
+/*
+ * The most an answer may hold: a page of entities is read whole, so a hostile or broken endpoint
+ * must not make it grow without end. A page the service gives is far smaller (ep_table.c asks for
+ * fewer entities per page when one is not).
+ */
+#define HTTP_MAX_BODY (32 * 1024 * 1024)
 
 extern Http *http_new(const EndpointSpec *spec, CopyError *e);
 extern void http_free(Http *h);
@@ -32,7 +40,9 @@ extern void http_free(Http *h);
  * One request: resource is the path after the endpoint's base ("/Tables", "/t()") already
  * percent-encoded, query the query string without '?' (or NULL), comp the ?comp= value the
  * signature covers. The response's status may be any; false only when the request could not be
- * made to succeed or fail cleanly within the retry limits (e set).
+ * made to succeed or fail cleanly within the retry limits (e set), when the answer is larger than
+ * HTTP_MAX_BODY (out->too_large, not retried) or when the run is stopped (copy_abort: a request
+ * under way is abandoned, a wait ends).
  */
 extern bool http_request(Http *h, const char *method, const char *resource, const char *query, const char *comp,
 						 const char *content_type, const char *accept, const char *body, size_t body_len,
@@ -43,6 +53,12 @@ extern const char *http_base(const Http *h);
 
 /* Percent-encode s (every byte but A-Z a-z 0-9 - . _ ~) onto out. */
 extern void http_append_encoded(StringInfo out, const char *s, size_t len);
+
+/*
+ * Every sig= value in msg (an endpoint's error text may echo the request's URL, its SAS too)
+ * replaced by ***, in place (never longer).
+ */
+extern void http_strip_signatures(char *msg);
 
 /* Fill e from a failed response: status, the service's code and message. */
 extern bool http_fail(CopyError *e, const HttpResponse *r, const char *what);

@@ -179,7 +179,7 @@ jsonl_close_read(JsonlReader *r)
 JsonlWriter *
 jsonl_open_write(const char *path, bool gzip, long long truncate_at)
 {
-	int			fd = open(path, O_WRONLY | O_CREAT | (truncate_at < 0 ? O_TRUNC : 0), 0644);
+	int			fd = open(path, O_WRONLY | O_CREAT | (truncate_at < 0 ? O_TRUNC : 0), 0600);	/* the owner's data */
 	JsonlWriter *w;
 	int			dup_fd;
 

@@ -4,17 +4,22 @@
  * The program's manual is doc/migration.md; --help is its short form.
  */
 #include "copy.h"
+#include "filter.h"
 #include "manifest.h"
 #include "mem.h"
 #include "retry.h"
 
 #include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <libpq-fe.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #define EXIT_OK 0
@@ -221,15 +226,21 @@ parse_args(int argc, char **argv)
 			opt.quiet = true;
 		else if (a[0] == '-' && a[1] == '-')
 			usage_error("unknown option %s", a);
-		else if (positional == 0)
+		else if (positional < 2)
 		{
-			opt.from = a;
-			positional++;
-		}
-		else if (positional == 1)
-		{
-			opt.to = a;
-			positional++;
+			/* env:NAME: the value of an environment variable (a secret off the command line) */
+			if (strncmp(a, "env:", 4) == 0)
+			{
+				const char *val = getenv(a + 4);
+
+				if (a[4] == '\0' || val == NULL || *val == '\0')
+					usage_error("%s: the environment has no such variable, or it is empty", a);
+				a = val;
+			}
+			if (positional++ == 0)
+				opt.from = a;
+			else
+				opt.to = a;
 		}
 		else
 			usage_error("one FROM and one TO, not a third argument (%s)", a);
@@ -249,7 +260,11 @@ typedef struct TableList
 {
 	char	  **names;
 	int			n;
+	long long	bad;			/* names that are not table names */
+	long long	listed;
 } TableList;
+
+#define TABLES_MAX 1000000		/* a list longer than this is not an account's (a hostile endpoint) */
 
 static void
 add_table(void *arg, const char *name)
@@ -257,12 +272,34 @@ add_table(void *arg, const char *name)
 	TableList  *l = arg;
 	bool		want = opt.ntables == 0;
 
+	/* before the name makes a file, a resource or a SQL object: "../x" must not */
+	if (!record_table_name_ok(name, strlen(name)))
+	{
+		if (l->bad++ < 10)
+			log_error("the source lists a table named \"%.80s\", which is not a table name (a letter, then 2 to 62 letters or digits)",
+					  name);
+		return;
+	}
+	if (++l->listed > TABLES_MAX)
+		return;
+
 	for (int i = 0; i < opt.ntables && !want; i++)
 		want = fnmatch(opt.tables[i], name, FNM_CASEFOLD) == 0;
 	if (!want)
 		return;
 	l->names = mem_realloc(l->names, sizeof(char *) * (l->n + 1));
 	l->names[l->n++] = mem_strdup(name);
+}
+
+/* a list with names that are not table names, or without end, is refused whole */
+static bool
+tables_listed_ok(const TableList *l, CopyError *e)
+{
+	if (l->bad > 0)
+		return copy_fail(e, "the source lists %lld names that are not table names: nothing is copied from it", l->bad);
+	if (l->listed > TABLES_MAX)
+		return copy_fail(e, "the source lists more than %d tables: nothing is copied from it", TABLES_MAX);
+	return true;
 }
 
 /* every --tables name without a wildcard must name a table */
@@ -444,13 +481,121 @@ default_path(const char *prefix, const char *suffix)
 	uint64		h = 1469598103934665603ULL;
 	char	   *p = mem_alloc(strlen(prefix) + strlen(suffix) + 32);
 
-	for (const char *s = opt.from; *s; s++)
+	/* of the two without their secrets: a key regenerated for the cutover keeps the checkpoint */
+	for (const char *s = from_spec.display; *s; s++)
 		h = (h ^ (unsigned char) *s) * 1099511628211ULL;
 	h = (h ^ 0xff) * 1099511628211ULL;
-	for (const char *s = opt.to; *s; s++)
+	for (const char *s = to_spec.display; *s; s++)
 		h = (h ^ (unsigned char) *s) * 1099511628211ULL;
 	sprintf(p, "%s%08llx%s", prefix, (unsigned long long) (h & 0xffffffffULL), suffix);
 	return p;
+}
+
+/* The secrets of an endpoint, for report.c to keep out of every message. */
+static void
+register_secrets(const EndpointSpec *spec)
+{
+	if (spec->key_len > 0)
+	{
+		char		b64[CONNSTR_MAX_KEY * 2];
+
+		edm_base64_encode(spec->key, spec->key_len, b64);
+		report_secret(b64, edm_base64_encoded_len(spec->key_len));
+	}
+	if (spec->sas != NULL)
+	{
+		const char *sig = strstr(spec->sas, "sig=");
+
+		report_secret(spec->sas, strlen(spec->sas));
+		if (sig != NULL)
+		{
+			size_t		n = strcspn(sig + 4, "&");
+			char	   *dec = mem_alloc(n + 1);
+			size_t		m = 0;
+
+			report_secret(sig + 4, n);
+			/* and as it reads percent-decoded */
+			for (size_t i = 0; i < n; i++)
+			{
+				if (sig[4 + i] == '%' && i + 2 < n + 0 && edm_hexval(sig[5 + i]) >= 0 && edm_hexval(sig[6 + i]) >= 0)
+				{
+					dec[m++] = (char) (edm_hexval(sig[5 + i]) * 16 + edm_hexval(sig[6 + i]));
+					i += 2;
+				}
+				else
+					dec[m++] = sig[4 + i];
+			}
+			report_secret(dec, m);
+			free(dec);
+		}
+	}
+	if (spec->conninfo != NULL)
+	{
+		PQconninfoOption *o = PQconninfoParse(spec->conninfo, NULL);
+
+		for (PQconninfoOption *p = o; p && p->keyword; p++)
+			if (p->val && strstr(p->keyword, "password"))
+				report_secret(p->val, strlen(p->val));
+		PQconninfoFree(o);
+	}
+}
+
+/*
+ * --resume and --sync go on from a checkpoint: made by a run between the same two endpoints,
+ * with the same filter and Timestamps (else what it recorded does not hold for this run).
+ */
+static void
+check_checkpoint(void)
+{
+	const char *what = NULL;
+
+	if (!(opt.resume || opt.sync) || !state.has_header)
+		return;
+	if (state.saved_from && strcmp(state.saved_from, from_spec.display) != 0)
+		what = "another FROM";
+	else if (state.saved_to && strcmp(state.saved_to, to_spec.display) != 0)
+		what = "another TO";
+	else if ((state.saved_filter == NULL) != (opt.filter == NULL) ||
+			 (opt.filter && strcmp(state.saved_filter, opt.filter) != 0))
+		what = "another --filter";
+	else if (opt.resume && to_spec.kind == EP_DB && state.saved_keep_timestamps != opt.keep_timestamps)
+		what = opt.keep_timestamps ? "no --keep-timestamps" : "--keep-timestamps";
+	else if (opt.resume && to_spec.kind == EP_DIR && state.saved_gzip != opt.gzip)
+		what = opt.gzip ? "--no-gzip" : "gzip";
+	if (what != NULL)
+	{
+		char		buf[1024];
+
+		snprintf(buf, sizeof(buf), "the checkpoint %.400s was made by a run with %s: %s goes on only with the same FROM, TO, --filter and --keep-timestamps (or give another --state)",
+				 opt.state_path, what, opt.resume ? "--resume" : "--sync");
+		usage_error("%s", buf);
+	}
+}
+
+/* One run per checkpoint at a time: two would write the same destination and checkpoint. */
+static bool
+lock_checkpoint(CopyError *e)
+{
+	char	   *path = mem_alloc(strlen(opt.state_path) + 8);
+	int			fd;
+
+	sprintf(path, "%s.lock", opt.state_path);
+	fd = open(path, O_RDWR | O_CREAT, 0600);
+	if (fd < 0)
+	{
+		copy_fail(e, "cannot open %s: %s", path, strerror(errno));
+		free(path);
+		return false;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+	{
+		copy_fail(e, "another tablestore-copy is running with the checkpoint %s (%s is locked)", opt.state_path, path);
+		close(fd);
+		free(path);
+		return false;
+	}
+	free(path);
+	return true;				/* held until the program ends */
 }
 
 /* ------------------------------------------------------------------ the plan */
@@ -562,9 +707,9 @@ finish(int code, const CopyError *e)
 		log_error("%s", e->msg);
 	if (!rejects_close())
 	{
-		log_error("cannot write the rejects file %s", opt.rejects_path);
-		if (code == EXIT_OK)
-			code = EXIT_FAILED;
+		/* refused entities that are not written down are unaccounted for: not 1, but 3 */
+		log_error("cannot write the rejects file %s: the refused entities are not all in it", opt.rejects_path);
+		code = EXIT_FAILED;
 	}
 	if (code == EXIT_OK && (atomic_load(&stats.rejected) > 0 || atomic_load(&stats.differences) > 0))
 		code = EXIT_INCOMPLETE;
@@ -609,6 +754,17 @@ main(int argc, char **argv)
 		usage_error("FROM: %s", err);
 	if (!connstr_parse(opt.to, &to_spec, err, sizeof(err)))
 		usage_error("TO: %s", err);
+	register_secrets(&from_spec);
+	register_secrets(&to_spec);
+	if (opt.filter != NULL && from_spec.kind == EP_DIR)
+	{
+		TsError		ferr = {0};
+		CopyFilter *f = filter_compile(opt.filter, &ferr);
+
+		if (f == NULL)
+			usage_error("--filter: %s", ferr.msg);
+		filter_free(f);
+	}
 	if (opt.batch == 0)
 		opt.batch = to_spec.kind == EP_TABLE ? 100 : 1000;
 	if (to_spec.kind == EP_TABLE && opt.batch > 100)
@@ -617,8 +773,6 @@ main(int argc, char **argv)
 		usage_error("--keep-timestamps: a Table endpoint stamps every write itself; only a database (or a directory) keeps the source's Timestamps%s", NULL);
 	if ((opt.sync || opt.mirror) && to_spec.kind == EP_DIR)
 		usage_error("--sync and --mirror need a destination that updates and deletes: a directory is a snapshot (copy it again)%s", NULL);
-	if (opt.mirror && from_spec.kind == EP_DIR)
-		usage_error("--mirror needs a source that answers point reads: a Table endpoint or a database%s", NULL);
 	if (opt.rejects_path == NULL)
 		opt.rejects_path = "tablestore-copy-rejects.jsonl";
 	if (opt.state_path == NULL)
@@ -637,7 +791,7 @@ main(int argc, char **argv)
 	if (opt.dry_run && to_spec.kind == EP_DIR && access(to_spec.path, F_OK) != 0)
 	{
 		/* nothing to open: the directory would be made */
-		if (!src->ops->list_tables(src, add_table, &tables, &e))
+		if (!src->ops->list_tables(src, add_table, &tables, &e) || !tables_listed_ok(&tables, &e))
 			return finish(EXIT_FAILED, &e);
 		for (int i = 0; i < tables.n; i++)
 			log_msg("would copy %s from %s %s to the new directory %s", tables.names[i], src->ops->kind,
@@ -650,10 +804,13 @@ main(int argc, char **argv)
 		return finish(EXIT_FAILED, &e);
 	if (!src->ops->list_tables(src, add_table, &tables, &e))
 		return finish(EXIT_FAILED, &e);
-	if (!check_named_tables(&tables))
-		return finish(EXIT_FAILED, NULL);
+	if (!tables_listed_ok(&tables, &e) || !check_named_tables(&tables))
+		return finish(EXIT_FAILED, e.msg[0] ? &e : NULL);
+	if (!opt.dry_run && !lock_checkpoint(&e))
+		return finish(EXIT_FAILED, &e);
 	if (!state_load(opt.state_path, &e))
 		return finish(EXIT_FAILED, &e);
+	check_checkpoint();
 	state.from_display = from_spec.display;
 	state.to_display = to_spec.display;
 
@@ -729,6 +886,8 @@ main(int argc, char **argv)
 		if (to_spec.kind == EP_DIR && !manifest_write(to_spec.path, from_spec.display, &e))
 			return finish(EXIT_FAILED, &e);
 	}
+	if (atomic_load(&copy_abort))
+		return finish(EXIT_FAILED, (copy_fail(&e, "interrupted"), &e));
 	if (opt.acl && !opt.verify_only)
 		for (int i = 0; i < tables.n; i++)
 		{
@@ -757,8 +916,8 @@ main(int argc, char **argv)
 		{
 			long long	n = mirror_table(src, dst, reader, tables.names[i], &e);
 
-			if (n < 0)
-				return finish(EXIT_FAILED, &e);
+			if (n < 0 || atomic_load(&copy_abort))
+				return finish(EXIT_FAILED, n < 0 ? &e : (copy_fail(&e, "interrupted"), &e));
 			log_table(tables.names[i], "mirrored", n, 0, 0);
 		}
 		reader->ops->close(reader);
@@ -768,8 +927,9 @@ main(int argc, char **argv)
 		{
 			long long	n = verify_table(src, dst, tables.names[i], &e);
 
-			if (n < 0)
-				return finish(EXIT_FAILED, &e);
+			/* an interrupted --verify has not compared everything: never 0 */
+			if (n < 0 || atomic_load(&copy_abort))
+				return finish(EXIT_FAILED, n < 0 ? &e : (copy_fail(&e, "interrupted"), &e));
 			atomic_fetch_add(&stats.differences, n);
 		}
 	src->ops->close(src);

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +21,6 @@ static bool
 bad(TsError *err, const char *what)
 {
 	return ts_fail(err, TSE_INVALID_INPUT, "manifest line: %s", what);
-}
-
-static bool
-table_name_ok(const char *s)
-{
-	size_t		n = strlen(s);
-
-	if (n < 3 || n > 63 || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
-			return false;
-	return true;
 }
 
 static bool
@@ -69,7 +57,7 @@ manifest_parse_line(const char *line, size_t len, ManifestLine *out, TsError *er
 		return true;
 	}
 	out->table = jflat_str(&f, "table");
-	if (out->table == NULL || !table_name_ok(out->table))
+	if (out->table == NULL || !record_table_name_ok(out->table, strlen(out->table)))
 	{
 		manifest_line_free(out);
 		return bad(err, "a line needs a valid table name");
@@ -279,7 +267,11 @@ manifest_write(const char *dir, const char *source, CopyError *e)
 
 	snprintf(path, sizeof(path), "%s/manifest.jsonl", dir);
 	snprintf(tmp, sizeof(tmp), "%s/manifest.jsonl.tmp", dir);
-	out = fopen(tmp, "w");
+	{
+		int			fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		out = fd < 0 ? NULL : fdopen(fd, "w");
+	}
 	if (out == NULL)
 		return copy_fail(e, "cannot write %s: %s", tmp, strerror(errno));
 	mem_string_init(&a.line);

@@ -247,3 +247,96 @@ sum128_parse(const char *s, size_t len, Sum128 *out)
 	out->lo = v[1];
 	return true;
 }
+
+/* the code point at s[*i] (valid UTF-8, as the core checks every key) */
+static uint32
+utf8_next(const unsigned char *s, uint32 len, uint32 *i)
+{
+	unsigned char c = s[(*i)++];
+	int			n;
+	uint32		cp;
+
+	if (c < 0x80)
+		return c;
+	n = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+	cp = c & (0x3F >> n);
+	while (n-- > 0 && *i < len)
+		cp = (cp << 6) | (s[(*i)++] & 0x3F);
+	return cp;
+}
+
+int
+record_key_cmp_utf16(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	uint32		i = 0,
+				j = 0;
+
+	while (i < alen && j < blen)
+	{
+		uint32		ca = utf8_next((const unsigned char *) a, alen, &i);
+		uint32		cb = utf8_next((const unsigned char *) b, blen, &j);
+
+		if (ca != cb)
+		{
+			/* the first UTF-16 code unit: a high surrogate above U+FFFF */
+			uint32		ua = ca >= 0x10000 ? 0xD800 + ((ca - 0x10000) >> 10) : ca;
+			uint32		ub = cb >= 0x10000 ? 0xD800 + ((cb - 0x10000) >> 10) : cb;
+
+			if (ua != ub)
+				return ua < ub ? -1 : 1;
+			return ca < cb ? -1 : 1;
+		}
+	}
+	return (i < alen) - (j < blen);
+}
+
+static int
+pair_cmp(int (*cmp) (const char *, uint32, const char *, uint32), const KeyOrder *o, const Record *r)
+{
+	int			c = cmp(r->pk, r->pk_len, o->last_pk, o->last_pk_len);
+
+	return c != 0 ? c : cmp(r->rk, r->rk_len, o->last_rk, o->last_rk_len);
+}
+
+bool
+key_order_next(KeyOrder *o, const Record *r)
+{
+	if (o->have_last)
+	{
+		bool		bytes_ok = o->bytes_ok && pair_cmp(record_key_cmp, o, r) > 0;
+		bool		utf16_ok = o->utf16_ok && pair_cmp(record_key_cmp_utf16, o, r) > 0;
+
+		if (!bytes_ok && !utf16_ok)
+			return false;
+		o->bytes_ok = bytes_ok;
+		o->utf16_ok = utf16_ok;
+	}
+	else
+		o->bytes_ok = o->utf16_ok = o->have_last = true;
+	free(o->last_pk);
+	free(o->last_rk);
+	o->last_pk = mem_strndup(r->pk, r->pk_len);
+	o->last_pk_len = r->pk_len;
+	o->last_rk = mem_strndup(r->rk, r->rk_len);
+	o->last_rk_len = r->rk_len;
+	return true;
+}
+
+void
+key_order_free(KeyOrder *o)
+{
+	free(o->last_pk);
+	free(o->last_rk);
+	memset(o, 0, sizeof(*o));
+}
+
+bool
+record_table_name_ok(const char *s, size_t n)
+{
+	if (n < 3 || n > 63 || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}

@@ -75,4 +75,38 @@ record_key_cmp(const char *a, uint32 alen, const char *b, uint32 blen)
 	return c != 0 ? c : (alen > blen) - (alen < blen);
 }
 
+/*
+ * A table name as the service allows it: a letter, then 2 to 62 letters or digits. Every name a
+ * source lists goes through it before it names a file, a resource or a SQL object (a hostile
+ * endpoint's "../x" must not).
+ */
+extern bool record_table_name_ok(const char *s, size_t n);
+
+/*
+ * Keys in the order of the service and Azurite: UTF-16 code units (for the UTF-8 keys here: code
+ * points, except that one above U+FFFF sorts as its high surrogate, below U+E000-U+FFFF).
+ */
+extern int	record_key_cmp_utf16(const char *a, uint32 alen, const char *b, uint32 blen);
+
+/*
+ * The key order of a stream of records (a page after page of a Table endpoint, a directory's
+ * file): each key must come after the one before in byte order (a database, the gateway) or in
+ * UTF-16 order (the service, Azurite), the same one all along: a key again, or out of both
+ * orders, is an error (a source that repeats itself, a damaged file).
+ */
+typedef struct KeyOrder
+{
+	bool		have_last;
+	bool		bytes_ok;
+	bool		utf16_ok;
+	char	   *last_pk;		/* malloc'd */
+	char	   *last_rk;
+	uint32		last_pk_len;
+	uint32		last_rk_len;
+} KeyOrder;
+
+/* false when r breaks the order (o is left as it was) */
+extern bool key_order_next(KeyOrder *o, const Record *r);
+extern void key_order_free(KeyOrder *o);
+
 #endif

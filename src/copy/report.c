@@ -8,9 +8,11 @@
 #include "retry.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -20,6 +22,38 @@ static bool progress_running;
 static pthread_t progress_thread;
 static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t progress_cond = PTHREAD_COND_INITIALIZER;
+
+#define SECRETS_MAX 16
+
+static char *secrets[SECRETS_MAX];
+static size_t secret_lens[SECRETS_MAX];
+static int	nsecrets;
+static bool rejects_failed;		/* a rejected entity could not be written down */
+
+void
+report_secret(const char *s, size_t len)
+{
+	if (s == NULL || len < 4 || nsecrets == SECRETS_MAX)
+		return;
+	secrets[nsecrets] = mem_strndup(s, len);
+	secret_lens[nsecrets++] = len;
+}
+
+/* every secret in buf (NUL-terminated) replaced by *** (never longer: secrets are 4 bytes or more) */
+static void
+scrub(char *buf)
+{
+	for (int k = 0; k < nsecrets; k++)
+	{
+		char	   *p;
+
+		while ((p = strstr(buf, secrets[k])) != NULL)
+		{
+			memcpy(p, "***", 3);
+			memmove(p + 3, p + secret_lens[k], strlen(p + secret_lens[k]) + 1);
+		}
+	}
+}
 
 bool
 copy_fail(CopyError *e, const char *fmt,...)
@@ -62,6 +96,7 @@ log_msg(const char *fmt,...)
 	va_start(ap, fmt);
 	ts_vformat(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	scrub(buf);
 	pthread_mutex_lock(&out_lock);
 	clear_progress();
 	if (opt.log_json)
@@ -101,6 +136,7 @@ log_error(const char *fmt,...)
 	va_start(ap, fmt);
 	ts_vformat(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	scrub(buf);
 	pthread_mutex_lock(&out_lock);
 	clear_progress();
 	if (opt.log_json)
@@ -220,8 +256,11 @@ reject_record(const char *table, const Record *r, const char *raw, size_t raw_le
 	StringInfoData s;
 	MemArena	arena = {0};
 	MemArena   *prev;
+	char		msg[sizeof(why->msg)];
 
 	atomic_fetch_add(&stats.rejected, 1);
+	snprintf(msg, sizeof(msg), "%s", why->msg);
+	scrub(msg);
 	mem_string_init(&s);
 	appendStringInfoString(&s, "{\"table\":");
 	jsonl_append_string(&s, table, strlen(table));
@@ -237,7 +276,7 @@ reject_record(const char *table, const Record *r, const char *raw, size_t raw_le
 	appendStringInfoString(&s, ",\"code\":");
 	jsonl_append_string(&s, why->code, strlen(why->code));
 	appendStringInfoString(&s, ",\"error\":");
-	jsonl_append_string(&s, why->msg, strlen(why->msg));
+	jsonl_append_string(&s, msg, strlen(msg));
 	/* the entity as JSON text, so that it can be mended and loaded again */
 	appendStringInfoString(&s, ",\"entity\":");
 	if (r != NULL && r->body != NULL)
@@ -258,20 +297,31 @@ reject_record(const char *table, const Record *r, const char *raw, size_t raw_le
 		appendStringInfoString(&s, "null");
 	appendStringInfoString(&s, "}\n");
 	pthread_mutex_lock(&out_lock);
-	if (rejects == NULL)
+	if (rejects == NULL && !rejects_failed)
 	{
-		rejects = fopen(opt.rejects_path, "a");
-		if (rejects == NULL)
+		/* the refused entities' data: the owner's eyes only */
+		int			fd = open(opt.rejects_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+		rejects = fd < 0 ? NULL : fdopen(fd, "a");
+		if (rejects == NULL || fchmod(fd, 0600) != 0)
 		{
 			clear_progress();
 			fprintf(stderr, "tablestore-copy: error: cannot write the rejects file %s: %s\n", opt.rejects_path,
 					strerror(errno));
+			if (rejects != NULL)
+				fclose(rejects);
+			else if (fd >= 0)
+				close(fd);
+			rejects = NULL;
+			rejects_failed = true;
 		}
 	}
-	if (rejects != NULL)
+	if (rejects != NULL && (fwrite(s.data, 1, s.len, rejects) != (size_t) s.len || fflush(rejects) != 0))
 	{
-		fwrite(s.data, 1, s.len, rejects);
-		fflush(rejects);
+		clear_progress();
+		fprintf(stderr, "tablestore-copy: error: cannot write the rejects file %s: %s\n", opt.rejects_path,
+				strerror(errno));
+		rejects_failed = true;
 	}
 	pthread_mutex_unlock(&out_lock);
 	pfree(s.data);
@@ -280,11 +330,11 @@ reject_record(const char *table, const Record *r, const char *raw, size_t raw_le
 bool
 rejects_close(void)
 {
-	bool		ok = true;
+	bool		ok = !rejects_failed;
 
 	if (rejects != NULL)
 	{
-		ok = fflush(rejects) == 0 && fsync(fileno(rejects)) == 0;
+		ok = fflush(rejects) == 0 && fsync(fileno(rejects)) == 0 && ok;
 		ok = fclose(rejects) == 0 && ok;
 		rejects = NULL;
 	}

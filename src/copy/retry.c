@@ -2,6 +2,7 @@
  * retry.c - back-off with jitter (retry.h).
  */
 #include "retry.h"
+#include "copy.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -64,11 +65,17 @@ retry_wait(Retry *r, double retry_after_seconds)
 	}
 	r->waited += delay;
 	atomic_fetch_add(&waits, 1);
-	ts.tv_sec = (time_t) delay;
-	ts.tv_nsec = (long) ((delay - (double) ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) != 0)
-		;
-	return true;
+	/* in slices, so that SIGINT/SIGTERM (copy_abort) ends the wait at once */
+	while (delay > 0 && !atomic_load(&copy_abort))
+	{
+		double		slice = delay > 0.1 ? 0.1 : delay;
+
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long) (slice * 1e9);
+		nanosleep(&ts, NULL);
+		delay -= slice;
+	}
+	return !atomic_load(&copy_abort);
 }
 
 double

@@ -15,9 +15,11 @@
 #include "retry.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 State		state = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -98,7 +100,9 @@ save_locked(CopyError *e)
 	appendStringInfoString(&s, "{\"state\":\"tablestore-copy 1\"");
 	put_str(&s, "from", state.from_display);
 	put_str(&s, "to", state.to_display);
-	appendStringInfoString(&s, "}\n");
+	put_str(&s, "filter", opt.filter);
+	appendStringInfo(&s, ",\"keep_timestamps\":%s,\"gzip\":%s}\n", opt.keep_timestamps ? "true" : "false",
+					 opt.gzip ? "true" : "false");
 	for (int i = 0; i < state.ntables; i++)
 	{
 		TableState *t = &state.tables[i];
@@ -128,7 +132,14 @@ save_locked(CopyError *e)
 	}
 	tmp = mem_alloc(strlen(state.path) + 8);
 	sprintf(tmp, "%s.tmp", state.path);
-	f = fopen(tmp, "w");
+	{
+		/* keys of the tables' entities: the owner's eyes only (a leftover .tmp too) */
+		int			fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		f = fd < 0 || fchmod(fd, 0600) != 0 ? NULL : fdopen(fd, "w");
+		if (f == NULL && fd >= 0)
+			close(fd);
+	}
 	ok = f != NULL && fwrite(s.data, 1, s.len, f) == (size_t) s.len;
 	if (f != NULL && (fflush(f) != 0 || fsync(fileno(f)) != 0))
 		ok = false;
@@ -209,7 +220,16 @@ state_load(const char *path, CopyError *e)
 			break;
 		}
 		if (jflat_get(&f, "state") != NULL)
+		{
+			state.has_header = true;
+			state.saved_from = opt_str(&f, "from");
+			state.saved_to = opt_str(&f, "to");
+			state.saved_filter = opt_str(&f, "filter");
+			(void) jflat_bool(&f, "keep_timestamps", &state.saved_keep_timestamps);
+			state.saved_gzip = true;
+			(void) jflat_bool(&f, "gzip", &state.saved_gzip);
 			continue;
+		}
 		if ((name = jflat_str(&f, "table")) != NULL)
 		{
 			TableState *t = state_table(name, true);

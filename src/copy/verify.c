@@ -102,6 +102,11 @@ next_partition(Side *side, CopyError *e)
 		Sum128		sum;
 
 		mem_arena_reset(&side->arena);
+		if (atomic_load(&copy_abort))
+		{
+			mem_use(prev);
+			return copy_fail(e, "--verify stopped before the end"), -1;
+		}
 		rc = side->ep->ops->read(side->reader, &r, e);
 		if (rc == READ_BAD_RECORD)
 		{

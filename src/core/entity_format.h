@@ -324,6 +324,25 @@ typedef struct EntityUnorderedParts
 
 extern void entity_unordered_parts(const EntityView *v, EntityUnorderedParts *out);
 
+/*
+ * entity_legacy_form.c: an entity's bytes as 0.3.0 stored them (its order array after the
+ * directory), for 0.3.0's comparison and hashes, which compared and hashed those bytes. Two parts:
+ * head (head_len bytes: the whole body when the value is already in that form) and data.
+ */
+typedef struct EntityLegacyForm
+{
+	const uint8 *head;
+	uint32		head_len;
+	const uint8 *data;
+	uint32		data_len;
+	uint8		buf[ENTITY_HEADER_SIZE + ENTITY_KEYLEN_SIZE + TS_MAX_PROPERTIES * (ENTITY_DIRENT_SIZE + 1)];
+} EntityLegacyForm;
+
+extern void entity_legacy_form(const EntityView *v, EntityLegacyForm *out);
+
+/* <0, 0, >0: 0.3.0's order, the byte order of the two forms (shorter first on a common prefix). */
+extern int	entity_cmp_legacy(const EntityLegacyForm *a, const EntityLegacyForm *b);
+
 /* entity_json_in.c */
 extern Entity *entity_from_json(const char *json, size_t len, TsError *err);
 

@@ -46,6 +46,44 @@ next_char(const char *s, size_t len, size_t *i)
 	return s[(*i)++];
 }
 
+/*
+ * Where the trailing zeros of s's fraction of a second start, when s ends in .<1 to 7 digits>Z'"
+ * (Azurite, and the service for some Timestamps, write seven digits always): [*from, *to) is to
+ * be read past, the '.' too when every digit is a zero. Otherwise an empty range at the end.
+ */
+static void
+trailing_zeros(const char *s, size_t len, size_t *from, size_t *to)
+{
+	size_t		end,
+				d;
+
+	*from = *to = len;
+	if (len < 5 || memcmp(s + len - 3, "Z'\"", 3) != 0)
+		return;
+	end = len - 3;
+	for (d = 0; d < end && d <= 7 && s[end - 1 - d] >= '0' && s[end - 1 - d] <= '9'; d++)
+		;
+	if (d == 0 || d > 7 || d == end || s[end - 1 - d] != '.')
+		return;
+	*from = *to = end;
+	while (*from > end - d && s[*from - 1] == '0')
+		(*from)--;
+	if (*from == end - d)
+		(*from)--;				/* no digit left: the '.' goes too */
+}
+
+/* The next character of s (%3A read as ':', the range [skip_from, skip_to) read past): false at the end. */
+static bool
+next_same_char(const char *s, size_t len, size_t *i, size_t skip_from, size_t skip_to, char *c)
+{
+	if (*i == skip_from)
+		*i = skip_to;
+	if (*i >= len)
+		return false;
+	*c = next_char(s, len, i);
+	return true;
+}
+
 bool
 etag_text_weak(const char *s, size_t len)
 {
@@ -56,15 +94,31 @@ bool
 etag_text_same(const char *a, size_t alen, const char *b, size_t blen)
 {
 	size_t		i = 0,
-				j = 0;
+				j = 0,
+				af,
+				at,
+				bf,
+				bt;
+	char		ca = 0,
+				cb = 0;
 
 	/* the weak prefix in either case (If-Match: w/"..." is the same ETag) */
 	if (etag_text_weak(a, alen) && etag_text_weak(b, blen))
 		i = j = 1;
-	while (i < alen && j < blen)
-		if (next_char(a, alen, &i) != next_char(b, blen, &j))
+	trailing_zeros(a, alen, &af, &at);
+	trailing_zeros(b, blen, &bf, &bt);
+	for (;;)
+	{
+		bool		more_a = next_same_char(a, alen, &i, af, at, &ca);
+		bool		more_b = next_same_char(b, blen, &j, bf, bt, &cb);
+
+		if (more_a != more_b)
 			return false;
-	return i == alen && j == blen;
+		if (!more_a)
+			return true;
+		if (ca != cb)
+			return false;
+	}
 }
 
 /* Hex digits up to stop; false when there are none or another character comes first. */

@@ -34,9 +34,12 @@ extern EtagTextForm etag_text_parse(const char *s, size_t len, int64 *ticks);
 extern bool etag_text_weak(const char *s, size_t len);
 
 /*
- * Are a and b the same ETag, a colon written ':', %3A or %3a alike, the weak prefix W/ or w/?
- * Clients that build the ETag from the Timestamp (azure-storage 2.x with nometadata) write its
- * colons as they are.
+ * Are a and b the same ETag, a colon written ':', %3A or %3a alike, the weak prefix W/ or w/, and the fraction of a second
+ * with or without trailing zeros (an ETag ending in .<1 to 7 digits>Z'" names the same instant
+ * without the zeros at the end of those digits, and without the '.' when all are zeros)? Clients
+ * that build the ETag from the Timestamp (azure-storage 2.x with nometadata) write its colons as
+ * they are; Azurite (and the service for some Timestamps) writes seven digits always, so an ETag
+ * it issued, its Timestamp kept by tablestore-copy --keep-timestamps, still matches.
  */
 extern bool etag_text_same(const char *a, size_t alen, const char *b, size_t blen);
 

@@ -177,6 +177,24 @@ extern bool odata_next_token(OdLexer *lx, OdToken *tok);
 extern OdNode *odata_parse(const char *filter, size_t len, int max_comparisons, int *ncomparisons,
 						   TsError *err);
 
+/*
+ * odata_keys.c: odata_parse, then negations pushed down to the comparisons (no N_NOT remains) and
+ * a filter that is true dropped (NULL: every entity), as the translation and routing read it.
+ */
+extern OdNode *odata_parse_nnf(const char *filter, size_t len, int max_comparisons, int *ncomparisons,
+							   TsError *err);
+
+/* A top-level conjunct that bounds the key range: PartitionKey or RowKey eq/gt/ge/lt/le 'x'. */
+extern bool odata_is_key_bound(const OdNode *n);
+
+/*
+ * The one partition a filter in negation normal form (odata_parse_nnf) names, or NULL: every
+ * top-level conjunct bounds the keys, those on PartitionKey are equalities, and there is one (the
+ * last, when they differ: then nothing matches). A distributed table's query runs on that
+ * partition's node: the extension routes it so, and the gateway sends it there.
+ */
+extern const OdLiteral *odata_one_partition(const OdNode *root);
+
 /* odata_eval.c: a parsed filter (odata_parse) against one String property and its value */
 extern bool odata_eval_string(const OdNode *n, const char *prop, uint32 prop_len, const char *value,
 							  uint32 value_len);

@@ -41,26 +41,6 @@ mismatch_result(OdCmp op)
 	return op == CMP_NE || op == CMP_LT || op == CMP_LE;
 }
 
-static OdCmp
-negate_op(OdCmp op)
-{
-	switch (op)
-	{
-		case CMP_EQ:
-			return CMP_NE;
-		case CMP_NE:
-			return CMP_EQ;
-		case CMP_GT:
-			return CMP_LE;
-		case CMP_GE:
-			return CMP_LT;
-		case CMP_LT:
-			return CMP_GE;
-		default:
-			return CMP_GT;
-	}
-}
-
 /*
  * A SQL string literal: '...' with quotes doubled, or E'...' with backslashes doubled too when
  * there is one, which reads the same whatever standard_conforming_strings says.
@@ -80,44 +60,6 @@ odata_append_sql_literal(StringInfo out, const char *s, size_t len)
 		appendStringInfoChar(out, s[i]);
 	}
 	appendStringInfoChar(out, '\'');
-}
-
-/* Push negations down to the comparisons. */
-static OdNode *
-to_nnf(OdNode *n, bool negate)
-{
-	OdNode	   *r;
-
-	TS_CHECK_STACK();
-	switch (n->kind)
-	{
-		case N_NOT:
-			return to_nnf(n->kids[0], !negate);
-		case N_CONST:
-			if (!negate)
-				return n;
-			r = palloc(sizeof(OdNode));
-			*r = *n;
-			r->lit.b = !n->lit.b;
-			return r;
-		case N_CMP:
-			if (!negate)
-				return n;
-			r = palloc(sizeof(OdNode));
-			*r = *n;
-			r->op = negate_op(n->op);
-			r->or_absent = !n->or_absent;
-			return r;
-		default:
-			r = palloc(sizeof(OdNode));
-			*r = *n;
-			if (negate)
-				r->kind = n->kind == N_AND ? N_OR : N_AND;
-			r->kids = palloc(sizeof(OdNode *) * n->nkids);
-			for (int k = 0; k < n->nkids; k++)
-				r->kids[k] = to_nnf(n->kids[k], negate);
-			return r;
-	}
 }
 
 static void
@@ -536,14 +478,6 @@ keys_only(const OdNode *n)
 	return true;
 }
 
-/* A top-level conjunct that bounds the key range: PartitionKey or RowKey eq/gt/ge/lt/le 'x'. */
-static bool
-is_key_bound(const OdNode *n)
-{
-	return n->kind == N_CMP && (n->prop == PROP_PARTITION_KEY || n->prop == PROP_ROW_KEY) &&
-		n->lit.type == EDM_STRING && n->op != CMP_NE;
-}
-
 static int
 literal_cmp(const OdLiteral *a, const OdLiteral *b)
 {
@@ -595,7 +529,7 @@ describe_conjuncts(OdFilter *f)
 
 	for (int k = 0; k < nconj; k++)
 	{
-		if (is_key_bound(conj[k]))
+		if (odata_is_key_bound(conj[k]))
 		{
 			appendStringInfoString(f->key_bounds, nbounds++ ? " AND " : "");
 			emit_key_cmp(f, f->key_bounds, conj[k]);
@@ -607,27 +541,18 @@ describe_conjuncts(OdFilter *f)
 	if (nbounds == 0)
 		appendStringInfoString(f->key_bounds, "true");
 	f->dense = has_pk_eq && all_bounds;
-	if (!f->dense)
-		return;
 	/*
 	 * The key range of a dense filter whose PartitionKey conjuncts are all equalities (different
 	 * ones make it empty); with another PartitionKey comparison the range is left to SQL.
 	 */
-	for (int k = 0; k < nconj; k++)
-	{
-		if (conj[k]->prop == PROP_PARTITION_KEY && conj[k]->op != CMP_EQ)
-		{
-			f->range_pk = NULL;
-			return;
-		}
-	}
+	if (!f->dense || (f->range_pk = odata_one_partition(root)) == NULL)
+		return;
 	for (int k = 0; k < nconj; k++)
 	{
 		if (conj[k]->prop == PROP_PARTITION_KEY)
 		{
-			if (f->range_pk && literal_cmp(f->range_pk, &conj[k]->lit) != 0)
+			if (literal_cmp(f->range_pk, &conj[k]->lit) != 0)
 				f->range_empty = true;
-			f->range_pk = &conj[k]->lit;
 		}
 		else
 			narrow_range(f, conj[k]);
@@ -699,13 +624,9 @@ odata_translate_indexed(const char *filter, size_t len, int max_comparisons, int
 	out->shippable = (flags & ODATA_SHIPPABLE) != 0;
 	out->sql = makeStringInfo();
 	out->key_bounds = makeStringInfo();
-	out->root = odata_parse(filter, len, max_comparisons, &out->ncomparisons, err);
+	out->root = odata_parse_nnf(filter, len, max_comparisons, &out->ncomparisons, err);
 	if (err->code != TSE_NONE)
 		return false;
-	if (out->root != NULL)
-		out->root = to_nnf(out->root, false);
-	if (out->root != NULL && out->root->kind == N_CONST && out->root->lit.b)
-		out->root = NULL;		/* $filter=true: every entity, as with no filter */
 	emit_filter(out);
 	return true;
 }

@@ -53,12 +53,25 @@ account_db_check(PGconn *c, const char *account, char *why, size_t whylen)
 	return ok && run(c, "SELECT tablestore.claim_account($1)", 1, params, why, whylen);
 }
 
+/*
+ * A connection at start-up, which waits at most 5 s for the server unless the DSN says otherwise
+ * (a server that never answers would hold the start-up for minutes of TCP retries).
+ */
+static PGconn *
+connect_bounded(const char *dsn)
+{
+	const char *keys[] = {"connect_timeout", "dbname", NULL};
+	const char *vals[] = {"5", dsn, NULL};
+
+	return PQconnectdbParams(keys, vals, 1);
+}
+
 /* A missing database of the account, created on --dsn's server with the extension. */
 static bool
 create_database(const Account *a, char *why, size_t whylen)
 {
 	char	   *dbname = NULL;
-	PGconn	   *probe = PQconnectdb(a->dsn);
+	PGconn	   *probe = connect_bounded(a->dsn);
 	PGconn	   *base;
 	bool		ok;
 	char		sql[200];
@@ -70,7 +83,7 @@ create_database(const Account *a, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return false;
 	}
-	base = PQconnectdb(gw_config.default_dsn);
+	base = connect_bounded(gw_config.default_dsn);
 	if (PQstatus(base) != CONNECTION_OK)
 	{
 		conn_why(why, whylen, "cannot connect with --dsn to create the account's database: ", PQerrorMessage(base));
@@ -95,7 +108,7 @@ create_database(const Account *a, char *why, size_t whylen)
 AccountDbState
 account_db_prepare(const Account *a, char *why, size_t whylen)
 {
-	PGconn	   *c = PQconnectdb(a->dsn);
+	PGconn	   *c = connect_bounded(a->dsn);
 	bool		ok;
 
 	if (PQstatus(c) != CONNECTION_OK && a->dsn_derived && strstr(PQerrorMessage(c), "does not exist") != NULL)
@@ -103,7 +116,7 @@ account_db_prepare(const Account *a, char *why, size_t whylen)
 		PQfinish(c);
 		if (!create_database(a, why, whylen))
 			return ADB_REFUSED;
-		c = PQconnectdb(a->dsn);
+		c = connect_bounded(a->dsn);
 		if (PQstatus(c) == CONNECTION_OK && !run(c, "CREATE EXTENSION IF NOT EXISTS tablestore", 0, NULL, why, whylen))
 		{
 			PQfinish(c);

@@ -61,7 +61,12 @@ cors_preflight(Req *r)
 		resp_error_fields(r, "InvalidHeaderValue", "A required CORS header is not present.", NULL, 0);
 		return;
 	}
-	if (!service_props_current(r, &p, true) ||
+	if (r->props_reload)
+	{
+		service_props_reload(r);	/* on a database worker: this preflight claimed it */
+		r->props_reload = false;
+	}
+	if (!service_props_current(r, &p, false) ||
 		(rule = props_cors_match(&p, r->origin, r->ac_request_method, r->ac_request_headers)) == NULL)
 	{
 		resp_error(r, "CorsPreflightFailure", NULL);

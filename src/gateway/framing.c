@@ -6,7 +6,8 @@
  * name that is not a token (libmicrohttpd keeps a space before the colon in the name, and runs an
  * obs-folded line into it: neither may pass for another header); HTTP/1.1 without Host; and any
  * header of the singleton list given more than once, whatever its case - the headers the gateway
- * reads one value of. List-valued headers (Accept, Prefer, Expect, Access-Control-Request-Headers)
+ * reads one value of; Transfer-Encoding in an HTTP/1.0 request (RFC 9112 §6.1: faulty framing);
+ * a NUL byte inside a header (the gateway would read the value up to it, a proxy all of it). List-valued headers (Accept, Prefer, Expect, Access-Control-Request-Headers)
  * may be split over lines, as RFC 9110 §5.3 allows.
  */
 #include "framing.h"
@@ -91,6 +92,14 @@ framing_add(Framing *f, const char *name, const char *value)
 		}
 }
 
+void
+framing_add_n(Framing *f, const char *name, size_t name_len, const char *value, size_t value_len)
+{
+	if ((name != NULL && strlen(name) != name_len) || (value != NULL && strlen(value) != value_len))
+		f->nul = true;
+	framing_add(f, name, value);
+}
+
 bool
 framing_refused(const Framing *f, bool http10, char *why, size_t whylen)
 {
@@ -102,6 +111,10 @@ framing_refused(const Framing *f, bool http10, char *why, size_t whylen)
 		snprintf(why, whylen, "The request has both Content-Length and Transfer-Encoding headers.");
 	else if (f->hidden)
 		snprintf(why, whylen, "A header name is malformed (whitespace before its colon, or a folded line).");
+	else if (f->nul)
+		snprintf(why, whylen, "A header holds a NUL byte.");
+	else if (http10 && f->transfer_encodings > 0)
+		snprintf(why, whylen, "An HTTP/1.0 request cannot have a Transfer-Encoding header.");
 	else if (f->transfer_encodings > 1 || f->te_not_chunked)
 		snprintf(why, whylen, "The only transfer coding accepted is chunked, alone.");
 	else if (f->count[1] == 0 && !http10)

@@ -18,15 +18,19 @@ typedef struct Framing
 	int			transfer_encodings;
 	bool		te_not_chunked;	/* a transfer coding other than chunked alone */
 	bool		hidden;			/* a header name that is not a token, or a framing header's name with more to it */
+	bool		nul;			/* a NUL byte inside a header's name or value */
 	int			count[FRAMING_SINGLETONS];	/* each singleton header's lines, as framing_singleton lists them */
 } Framing;
 
 extern void framing_init(Framing *f);
 /* One header line as libmicrohttpd parsed it (value may be NULL). */
 extern void framing_add(Framing *f, const char *name, const char *value);
+/* The same with the lengths the parser measured (a NUL inside shows as a string shorter than them). */
+extern void framing_add_n(Framing *f, const char *name, size_t name_len, const char *value, size_t value_len);
 /*
  * Why the request must be refused (400 InvalidHeaderValue, connection closed), into why; false
- * when it may go on. http10: the request line said HTTP/1.0 (which may omit Host).
+ * when it may go on. http10: the request line said HTTP/1.0 (which may omit Host, and has no
+ * Transfer-Encoding: one there is faulty framing, RFC 9112 §6.1).
  */
 extern bool framing_refused(const Framing *f, bool http10, char *why, size_t whylen);
 

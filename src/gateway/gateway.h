@@ -174,6 +174,7 @@ typedef struct Req
 	const Sas  *sas;			/* the verified shared access signature, NULL with Shared Key */
 	Sas			sas_storage;
 	bool		sas_policy_pending;	/* the SAS names a stored access policy: checked with the database */
+	bool		props_reload;	/* a preflight that claimed the reload of its account's CORS rules */
 	const char *key_scope;		/* the SAS's key range as a text[] literal for the REST functions, or NULL */
 	MetaLevel	meta;
 	bool		xml;			/* errors in XML (service resources) */
@@ -251,6 +252,13 @@ extern PropsCache *props_cache_create(void);
  * of memory.
  */
 extern bool service_props_current(Req *r, struct ServiceProps *out, bool may_load);
+/* Claim the reload of a stale cache (true: the caller must reload, or unclaim). */
+extern bool service_props_claim(Account *a);
+/* Reload the cache now (on a database worker; the caller claimed it), releasing the claim. */
+extern void service_props_reload(Req *r);
+extern void service_props_unclaim(Account *a);
+/* At start-up: read the properties into the cache (false: not read; the first preflight will). */
+extern bool service_props_preload(Account *a);
 
 /* cors.c */
 extern void cors_actual(Req *r, bool may_load);

@@ -12,7 +12,7 @@ GW_SRCS := $(sort $(wildcard $(GW_DIR)/*.c))
 GW_OBJS := $(GW_SRCS:.c=.gw.o)
 # the backend-free core the gateway shares with the extension (codecs, the JSON tokenizer, the
 # error table), compiled for the frontend as the fuzz targets compile it
-GW_CORE_SRCS := $(addprefix src/core/, edm.c json_lex.c sign.c ts_error.c)
+GW_CORE_SRCS := $(addprefix src/core/, edm.c json_lex.c odata_keys.c odata_lex.c odata_parse.c route_key.c shard_hash.c sign.c ts_error.c)
 GW_CORE_OBJS := $(GW_CORE_SRCS:.c=.gw.o)
 GW_BIN := $(GW_DIR)/tablestore-gateway
 GW_CFLAGS ?= -O2 -g
@@ -47,8 +47,9 @@ $(GW_BIN): $(GW_OBJS) $(GW_CORE_OBJS)
 
 # the gateway's own unit tests (test/gateway/unit): every gateway object but main's, with the core
 GW_UNIT_BIN := test/gateway/unit/gateway-unit
-$(GW_UNIT_BIN): test/gateway/unit/unit.c $(filter-out $(GW_DIR)/main.gw.o,$(GW_OBJS)) $(GW_CORE_OBJS)
-	$(GW_CC) -I$(GW_DIR) -o $@ $^ $(GW_LIBS)
+GW_UNIT_SRCS := $(sort $(wildcard test/gateway/unit/*.c))
+$(GW_UNIT_BIN): $(GW_UNIT_SRCS) test/gateway/unit/unit.h $(filter-out $(GW_DIR)/main.gw.o,$(GW_OBJS)) $(GW_CORE_OBJS)
+	$(GW_CC) -I$(GW_DIR) -o $@ $(filter %.c %.o,$^) $(GW_LIBS)
 gateway-unit: $(GW_UNIT_BIN)
 
 GW_PATH_DIR ?= /usr/local/bin

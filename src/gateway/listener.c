@@ -2,9 +2,11 @@
  * listener.c - libmicrohttpd set-up and the per-request life cycle.
  *
  * - Thread pool of epoll workers (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL with
- *   MHD_OPTION_THREAD_POOL_SIZE); idle connections time out (slow clients); the request line and
- *   headers must fit in MHD_OPTION_CONNECTION_MEMORY_LIMIT (libmicrohttpd answers 431 itself);
- *   at most per_ip_connections connections from one address.
+ *   MHD_OPTION_THREAD_POOL_SIZE); idle connections time out (slow clients): a new connection
+ *   after FIRST_HEADER_TIMEOUT_S without a whole header block, then connection_timeout_s; the
+ *   request line and headers must fit in MHD_OPTION_CONNECTION_MEMORY_LIMIT (libmicrohttpd
+ *   answers 431 itself); at most per_ip_connections connections from one address, and near
+ *   max_connections only addresses holding few get one (slots.c).
  * - The raw request target is taken from the URI log callback, before libmicrohttpd unescapes
  *   anything: signatures cover the raw path, and url.c decodes exactly once.
  * - As soon as the headers are in, the request is routed and authenticated (router_headers):
@@ -17,12 +19,14 @@
  *   sent at once and the connection closed.
  * - Memory (budget.h): bodies held take from the body budget (body_memory) as their buffers grow
  *   with the bytes received - never by what Content-Length announces, so a request that stalls
- *   holds what it sent; answers take from the answer budget (response_memory) from when they are
- *   built until they are sent or dropped. Each budget is shared by account and by credential: a
- *   body that would go past a share is refused (the rest read and discarded, then 503 ServerBusy
- *   and closed), and a request whose account or credential holds its whole answer share is
- *   answered 503 ServerBusy before its operation runs. An answer of which the client reads
- *   nothing for send_timeout_s is dropped.
+ *   holds what it sent - until a database worker takes them; answers take from the answer budget
+ *   (response_memory) their largest possible size when a worker admits them, then their own size
+ *   until they are sent or dropped. Each budget keeps a room for every account and, within an
+ *   account, one for its key: a body with no room is refused (the rest read and discarded, then
+ *   503 ServerBusy and closed; at once to a client waiting for 100-continue), and a request with
+ *   no room for its answer is answered 503 ServerBusy before its operation runs. An answer of
+ *   which the client reads nothing for send_timeout_s is dropped. A CORS preflight (nobody
+ *   signs it) with a body is refused before the body is read.
  * - A request that needs the database is handed to its account's workers (worker.c) and its
  *   connection suspended until the answer is ready; so no HTTP thread waits on the database.
  * - Each request has its own arena, freed when libmicrohttpd reports the request complete.
@@ -30,6 +34,7 @@
 #include "listener.h"
 #include "framing.h"
 #include "gateway.h"
+#include "slots.h"
 #include "worker.h"
 
 #include <arpa/inet.h>
@@ -41,8 +46,23 @@
 
 #define DRAIN_MAX (64u * 1024 * 1024)
 #define BODY_MIN_CAP (4u * 1024)	/* a body's first buffer (or its Content-Length, when smaller) */
-#define BODY_SHARE_FLOOR ((size_t) TS_BODY_MAX_BYTES + 64 * 1024)	/* one whole body always fits */
+#define BODY_UNIT ((size_t) TS_BODY_MAX_BYTES + 64 * 1024)	/* the most one body holds */
 #define SEND_TIMEOUT_MIN_BYTES (64u * 1024)	/* smaller answers go to the socket's buffer at once */
+#define FIRST_HEADER_TIMEOUT_S 10	/* a connection's idle limit until its first header block is in */
+#define ANONYMOUS_MAX (64u * 1024)	/* what an account's CORS preflights may hold (their answers) */
+
+/*
+ * The most an answer is taken to hold at its admission (corrected when it is built): one
+ * entity's JSON (1 MiB stored, up to about three times that escaped), a page (the extension's
+ * tablestore.page_byte_budget, 16 MiB, plus the entity that crosses it - or the largest page
+ * answered so far, when a larger budget was set), a page of table names, anything else.
+ */
+#define ENTITY_ANSWER_MAX (3u * 1024 * 1024 + 64 * 1024)
+#define PAGE_ANSWER_MIN (16u * 1024 * 1024 + ENTITY_ANSWER_MAX)
+#define TABLES_ANSWER_MAX (1024u * 1024)
+#define SMALL_ANSWER_MAX (64u * 1024)
+/* how long a request may wait for answers being sent to make room for its own (at most queue_timeout_ms) */
+#define ANSWER_WAIT_MS 2000
 
 _Static_assert(GW_MAX_ACCOUNTS <= BUDGET_MAX_ACCOUNTS, "the budgets count every account");
 
@@ -62,27 +82,60 @@ listener_answers_in_flight(void)
 	return answer_budget ? budget_used(answer_budget) : 0;
 }
 
-/* The two budgets and their shares (doc/gateway.md, "Memory budgets"). */
+static size_t largest_page = PAGE_ANSWER_MIN;	/* the page bound: grows with what is answered */
+
+/*
+ * The two budgets and their rules (doc/gateway.md, "Memory budgets"): a credential alone always
+ * has room for two whole bodies and one page.
+ */
 static bool
 budgets_create(void)
 {
-	size_t		limit = gw_config.body_memory > BODY_SHARE_FLOOR ? gw_config.body_memory : BODY_SHARE_FLOOR;
-	size_t		account,
-				credential;
+	BudgetRules rules;
 
-	budget_shares(limit, gw_config.naccounts, gw_config.account_share_pct, gw_config.credential_share_pct,
-				  BODY_SHARE_FLOOR, &account, &credential);
-	body_budget = budget_create(limit, account, credential);
-	budget_shares(gw_config.response_memory, gw_config.naccounts, gw_config.account_share_pct,
-				  gw_config.credential_share_pct, 0, &account, &credential);
-	answer_budget = budget_create(gw_config.response_memory, account, credential);
+	budget_rules(gw_config.body_memory, gw_config.naccounts, gw_config.account_share_pct,
+				 gw_config.credential_share_pct, BODY_UNIT, 2, 0, &rules);
+	body_budget = budget_create(&rules);
+	log_debug("body budget: %zu bytes, %zu guaranteed per account, %zu kept for other credentials",
+			  rules.limit, rules.guaranteed, rules.kept);
+	budget_rules(gw_config.response_memory, gw_config.naccounts, gw_config.account_share_pct,
+				 gw_config.credential_share_pct, PAGE_ANSWER_MIN, 1, ANONYMOUS_MAX, &rules);
+	answer_budget = budget_create(&rules);
+	log_debug("answer budget: %zu bytes, %zu guaranteed per account, %zu kept for other credentials",
+			  rules.limit, rules.guaranteed, rules.kept);
 	return body_budget != NULL && answer_budget != NULL;
+}
+
+/* The most r's answer may hold, taken at its admission. */
+static size_t
+answer_bound(const Req *r)
+{
+	size_t		page = __atomic_load_n(&largest_page, __ATOMIC_RELAXED);
+	const char *top = query_get(&r->target.query, "$top");
+
+	switch (r->op->statement)
+	{
+		case SQL_QUERY_ENTITIES:
+			if (top != NULL && strspn(top, "0123456789") == strlen(top) && strlen(top) > 0 && strlen(top) <= 4 &&
+				(size_t) atoi(top) * ENTITY_ANSWER_MAX + SMALL_ANSWER_MAX < page)
+				return (size_t) atoi(top) * ENTITY_ANSWER_MAX + SMALL_ANSWER_MAX;
+			return page;
+		case SQL_BATCH:
+			return page;		/* a query alone in a batch answers a page */
+		case SQL_GET_ENTITY:
+		case SQL_INSERT_ENTITY:
+			return ENTITY_ANSWER_MAX;
+		case SQL_QUERY_TABLES:
+			return TABLES_ANSWER_MAX;
+		default:
+			return SMALL_ANSWER_MAX;
+	}
 }
 
 /*
  * Who the request's memory is counted for: its account, and the credential it came with - the
  * account's key (either of its two), a shared access signature (by its signature), a bearer token
- * (the whole token), or nobody (a CORS preflight, which carries none).
+ * (by its decoded signature), or nobody (a CORS preflight, which carries none).
  */
 static void
 set_holder(Req *r)
@@ -90,14 +143,20 @@ set_holder(Req *r)
 	int			account = (int) (r->account - gw_config.accounts);
 	const char *sig = query_get(&r->target.query, "sig");
 
+	unsigned char *token = NULL;
+	size_t		len = 0;
+
 	if (r->op->flags & OPF_NO_AUTH)
 		budget_key(&r->holder, account, "anonymous", NULL, 0);
 	else if ((r->sas != NULL || r->sas_policy_pending) && sig != NULL)
 		budget_key(&r->holder, account, "sas", sig, strlen(sig));
+	else if (r->authorization != NULL && oauth_token_identity(r->authorization, &token, &len))
+		budget_key(&r->holder, account, "bearer", token, len);	/* one token, however it is spelled */
 	else if (r->authorization != NULL && oauth_is_bearer(r->authorization))
-		budget_key(&r->holder, account, "bearer", r->authorization, strlen(r->authorization));
+		budget_key(&r->holder, account, "bearer", NULL, 0);	/* out of memory: all tokens as one */
 	else
 		budget_key(&r->holder, account, "key", NULL, 0);
+	free(token);
 	r->holder_set = true;
 }
 
@@ -155,15 +214,57 @@ restore_timeout(struct MHD_Connection *con)
 		MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int) gw_config.conn_timeout_s);
 }
 
+/* Until its first header block is in, a connection's idle limit (the daemon's timeout). */
+static unsigned int
+first_header_timeout(void)
+{
+	return gw_config.conn_timeout_s < FIRST_HEADER_TIMEOUT_S ? (unsigned int) gw_config.conn_timeout_s : FIRST_HEADER_TIMEOUT_S;
+}
+
+/* libmicrohttpd's accept policy: the reserve near max_connections (slots.c). */
+static enum MHD_Result
+on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	(void) cls;
+	(void) addrlen;
+	return slots_admit(addr) ? MHD_YES : MHD_NO;
+}
+
+/* A connection opened or closed: counted by address (slots.c); its key is its socket context. */
+static void
+on_connection(void *cls, struct MHD_Connection *con, void **socket_context, enum MHD_ConnectionNotificationCode code)
+{
+	(void) cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+	{
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		unsigned char *key = malloc(16);
+
+		if (key != NULL && ci != NULL && slots_key(ci->client_addr, key))
+		{
+			slots_opened(key);
+			*socket_context = key;
+		}
+		else
+			free(key);
+	}
+	else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context != NULL)
+	{
+		slots_closed(*socket_context);
+		free(*socket_context);
+		*socket_context = NULL;
+	}
+}
+
 static void *
 on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
 	Req		   *r = calloc(1, sizeof(Req));
 
 	(void) cls;
+	(void) con;
 	if (r == NULL)
 		return NULL;
-	restore_timeout(con);
 	arena_init(&r->arena, GW_ARENA_LIMIT);
 	r->meta = META_MINIMAL;
 	r->start_ms = now_ms();
@@ -191,6 +292,8 @@ on_completed(void *cls, struct MHD_Connection *con, void **con_cls, enum MHD_Req
 	}
 	if (r->method)
 		log_request(r);
+	if (r->props_reload)
+		service_props_unclaim(r->account);	/* a preflight that never ran: another one reloads */
 	body_release(r);
 	if (r->resp_reserved > 0)
 		budget_give(answer_budget, &r->holder, r->resp_reserved);
@@ -242,23 +345,58 @@ collect_headers(Req *r, struct MHD_Connection *con)
 	r->ac_request_headers = hdr(con, "Access-Control-Request-Headers");
 }
 
-static enum MHD_Result
-add_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+/*
+ * The header lines in the order received, and where each value ends. libmicrohttpd parses the
+ * header block in place (each line's CR LF overwritten with NULs) and measures a value with
+ * strlen: a NUL byte inside a value cuts it there and hides the rest. So the bytes between a
+ * value's end and the next name (or the end of the block) must be the NULs of its line end only.
+ */
+typedef struct HeaderWalk
 {
+	Framing    *f;
+	const char *value_end;		/* the last value's end (NULL: none yet) */
+} HeaderWalk;
+
+/* Only line-end NULs (at most max of them) from p to end? */
+static bool
+only_line_end(const char *p, const char *end, size_t max)
+{
+	if (end < p || (size_t) (end - p) > max)
+		return false;
+	for (; p < end; p++)
+		if (*p != '\0')
+			return false;
+	return true;
+}
+
+static enum MHD_Result
+add_framing(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value, size_t value_size)
+{
+	HeaderWalk *w = cls;
+
 	(void) kind;
-	framing_add(cls, key, value);
+	if (w->value_end && !only_line_end(w->value_end, key, 2))
+		w->f->nul = true;
+	w->value_end = value ? value + value_size : key + key_size + 1;
+	framing_add(w->f, key, value);
 	return MHD_YES;
 }
 
 /* The request's framing and singleton headers are unambiguous; else answered (400, connection closed). */
 static bool
-framing_ok(Req *r, struct MHD_Connection *con, const char *version)
+framing_ok(Req *r, struct MHD_Connection *con, const char *method, const char *version)
 {
 	Framing		f;
 	char		why[160];
+	HeaderWalk	w = {&f, NULL};
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(con, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
 
 	framing_init(&f);
-	MHD_get_connection_values(con, MHD_HEADER_KIND, add_framing, &f);
+	MHD_get_connection_values_n(con, MHD_HEADER_KIND, add_framing, &w);
+	/* the last value: its line end, then the empty line's, end the block (method: its start) */
+	if (w.value_end && ci &&
+		!only_line_end(w.value_end, method + ci->header_size, 4))
+		f.nul = true;
 	if (!framing_refused(&f, version == NULL || strcmp(version, "HTTP/1.0") == 0, why, sizeof(why)))
 		return true;
 	r->meta = META_MINIMAL;
@@ -323,9 +461,21 @@ send_response(struct MHD_Connection *con, Req *r)
 	r->resp.queued = ret == MHD_YES;
 	if (r->resp.queued && r->holder_set)
 	{
-		/* held until on_completed: sent, or the connection dropped */
-		budget_charge(answer_budget, &r->holder, len);
+		/* held until on_completed (sent, or the connection dropped): what was reserved becomes len */
+		if (len > r->resp_reserved)
+			budget_charge(answer_budget, &r->holder, len - r->resp_reserved);
+		else
+			budget_give(answer_budget, &r->holder, r->resp_reserved - len);
 		r->resp_reserved = len;
+	}
+	if (r->op != NULL && (r->op->statement == SQL_QUERY_ENTITIES || r->op->statement == SQL_BATCH))
+	{
+		size_t		seen = __atomic_load_n(&largest_page, __ATOMIC_RELAXED);
+
+		/* a page larger than the bound (a larger tablestore.page_byte_budget): the bound follows */
+		while (len + ENTITY_ANSWER_MAX > seen &&
+			   !__atomic_compare_exchange_n(&largest_page, &seen, len + ENTITY_ANSWER_MAX, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
 	}
 	if (r->resp.queued && len >= SEND_TIMEOUT_MIN_BYTES && gw_config.send_timeout_s < gw_config.conn_timeout_s)
 		MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int) gw_config.send_timeout_s);
@@ -349,19 +499,40 @@ answer_too_large(Req *r)
 }
 
 /*
- * On a database worker: the request's operation, unless the answers of its account or credential
- * not yet read hold all of their share (then 503 ServerBusy, before anything runs).
+ * On a database worker: the request's operation, unless the answer budget has no room for the
+ * largest answer it may produce, nor gets it within ANSWER_WAIT_MS as answers are sent (then 503
+ * ServerBusy, before anything runs). The room is taken at admission, so no holder passes its
+ * limits by answers being built, whatever pool_size is; it becomes the answer's own size when the
+ * answer is sent (send_response). The body is handed to the worker: its budget is given back at
+ * once (bodies on the workers are bounded by their number, pool_size per account), and its
+ * buffer freed once the operation has run.
  */
 static void
 work_run(Req *r)
 {
-	BudgetLimit l = r->holder_set && router_needs_database(r) ? budget_room(answer_budget, &r->holder) : BUDGET_OK;
+	BudgetLimit l = BUDGET_OK;
 
+	if (r->body_reserved > 0)
+	{
+		budget_give(body_budget, &r->holder, r->body_reserved);
+		r->body_reserved = 0;
+	}
+	if (r->holder_set && router_needs_database(r) && !(r->op->flags & OPF_NO_AUTH))
+	{
+		size_t		bound = answer_bound(r);
+
+		/* answers being sent are given back as their clients read them: worth a short wait */
+		l = budget_take_wait(answer_budget, &r->holder, bound,
+							 gw_config.queue_timeout_ms < ANSWER_WAIT_MS ? gw_config.queue_timeout_ms : ANSWER_WAIT_MS);
+		if (l == BUDGET_OK)
+			r->resp_reserved = bound;
+	}
 	if (l != BUDGET_OK)
-		resp_error(r, "ServerBusy", "Answers not yet read by their clients hold all of %s share of the gateway's memory for them (response_memory_mb).",
+		resp_error(r, "ServerBusy", "Answers not yet read by their clients, and those being built, hold %s (response_memory_mb).",
 				   budget_limit_text(l));
 	else
 		router_run(r);
+	buf_free(&r->body);
 	router_finish(r, true);
 }
 
@@ -372,38 +543,70 @@ work_done(Req *r)
 	MHD_resume_connection((struct MHD_Connection *) r->connection);
 }
 
+/* The answer to a body the budget has no room for (sent after the body, or before it: Expect). */
+static void
+answer_no_room(Req *r, BudgetLimit l)
+{
+	resp_error(r, "ServerBusy", "Request bodies being received hold %s for them (body_memory_mb).", budget_limit_text(l));
+	r->resp.close = true;
+}
+
 /* The request's headers are in: route and authenticate it, and reserve its body. */
 static enum MHD_Result
 on_headers(struct MHD_Connection *con, Req *r, const char *method, const char *version)
 {
+	bool		expects_100;
+
 	r->headers_seen = true;
 	r->method = arena_strdup(&r->arena, method);
+	restore_timeout(con);		/* a whole header block is in: the idle timeout (also after a send timeout) */
 	collect_headers(r, con);
-	if (!framing_ok(r, con, version) || !router_headers(r))
+	if (!framing_ok(r, con, method, version) || !router_headers(r))
 		return refuse_early(con, r);
 	set_holder(r);
+	if ((r->op->flags & OPF_NO_AUTH) &&
+		((r->content_length && strcmp(r->content_length, "0") != 0) || hdr(con, "Transfer-Encoding") != NULL))
+	{
+		/* a CORS preflight carries no body: none is read (nor held) for a request nobody signed */
+		r->meta = META_MINIMAL;
+		resp_error(r, "InvalidInput", "A CORS preflight request has no body.");
+		return refuse_early(con, r);
+	}
+	expects_100 = r->expect && ascii_ieq(r->expect, "100-continue");
 	if (r->content_length)
 	{
 		char	   *end;
 		unsigned long long cl = strtoull(r->content_length, &end, 10);
+		BudgetLimit l;
 
 		if (*end == '\0' && cl > TS_BODY_MAX_BYTES)
 		{
 			r->body_too_large = true;
 			/* a client waiting for 100-continue gets the 413 instead and sends nothing */
-			if (r->expect && ascii_ieq(r->expect, "100-continue"))
+			if (expects_100)
 			{
 				answer_too_large(r);
 				return refuse_early(con, r);
 			}
 		}
 		else if (*end == '\0')
+		{
 			r->body_announced = (size_t) cl;	/* the buffer grows up to it, with the bytes received */
+			/* a client waiting for 100-continue sends its body at once: refused now if it cannot be held */
+			if (expects_100 && cl > 0 && (l = budget_check(body_budget, &r->holder, (size_t) cl + 1)) != BUDGET_OK)
+			{
+				answer_no_room(r, l);
+				return refuse_early(con, r);
+			}
+		}
 	}
 	return MHD_YES;
 }
 
-/* A piece of the body. */
+/*
+ * A piece of the body. A body refused on the way (its answer waits for the rest, which is
+ * discarded) is still bound by the drain limit and the request timeout.
+ */
 static enum MHD_Result
 on_body(struct MHD_Connection *con, Req *r, const char *data, size_t n)
 {
@@ -424,16 +627,21 @@ on_body(struct MHD_Connection *con, Req *r, const char *data, size_t n)
 			 * of a body): the rest is read and discarded, holding nothing
 			 */
 			body_release(r);
-			resp_error(r, "ServerBusy", "Request bodies being received hold all of %s share of the gateway's memory for them (body_memory_mb).",
-					   budget_limit_text(l));
-			r->resp.close = true;
+			answer_no_room(r, l);
 			router_finish(r, false);
 			return MHD_YES;
 		}
 		buf_append(&r->body, data, n);
 	}
+	if (r->resp.queued)
+		return MHD_YES;			/* sent already; the rest is discarded */
 	if (r->resp.status != 0)
-		return MHD_YES;			/* answered already; the rest is discarded */
+	{
+		/* answered already (a refused body): sent after the rest, unless that takes too long */
+		if (r->body_seen > DRAIN_MAX || now_ms() - r->start_ms > gw_config.request_timeout_s * 1000.0)
+			return send_response(con, r);
+		return MHD_YES;
+	}
 	if (r->body_too_large && r->body_seen > DRAIN_MAX)
 	{
 		answer_too_large(r);
@@ -596,7 +804,7 @@ listener_start(char *err, size_t errlen)
 		OPT(MHD_OPTION_SOCK_ADDR, 0, sa);
 		if (gw_config.threads > 0)
 			OPT(MHD_OPTION_THREAD_POOL_SIZE, gw_config.threads, NULL);
-		OPT(MHD_OPTION_CONNECTION_TIMEOUT, gw_config.conn_timeout_s, NULL);
+		OPT(MHD_OPTION_CONNECTION_TIMEOUT, first_header_timeout(), NULL);
 		OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, gw_config.header_limit, NULL);
 		OPT(MHD_OPTION_CONNECTION_LIMIT, gw_config.max_connections, NULL);
 		if (gw_config.per_ip_connections > 0)
@@ -604,6 +812,7 @@ listener_start(char *err, size_t errlen)
 		OPT(MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL);
 		OPT(MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL);
 		OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL);
+		OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL);
 		if (tls_cert)
 		{
 			OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, tls_cert);
@@ -611,7 +820,8 @@ listener_start(char *err, size_t errlen)
 		}
 		OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
-		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_config.port, NULL, NULL, on_request, NULL,
+		slots_init(gw_config.max_connections);
+		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_config.port, on_accept, NULL, on_request, NULL,
 										 MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 	}
 	if (daemon_handle == NULL)

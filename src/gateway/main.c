@@ -4,8 +4,13 @@
  *
  *   tablestore-gateway --port N --dsn 'CONNINFO'    foreground, 127.0.0.1:N, development account
  *   tablestore-gateway --config FILE                settings and accounts from a file
- * SIGINT/SIGTERM stop it: no new connections, requests in flight finish, pools close. They are
- * blocked before any thread starts, so one sent during start-up stops it the same way.
+ * Signals (blocked before any thread starts, taken by one thread with sigwait):
+ *   SIGINT, SIGTERM  stop: no new connections, requests in flight finish, pools close; exit 0.
+ *                    During start-up (nothing is served yet) it stops at once, whatever it waits
+ *                    for (a database that does not answer).
+ *   SIGQUIT          immediate stop, as PostgreSQL's: logged, then exit 2 without draining.
+ *   SIGHUP           logged and ignored: the gateway has no configuration to reload (a restart
+ *                    reads it), and a closed terminal must not take it down.
  */
 #include "account_db.h"
 #include "config.h"
@@ -16,7 +21,9 @@
 #include "worker.h"
 
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +61,8 @@ start_account(Account *a)
 	if (n < gw_config.pool_size)
 		log_msg("account %s: %d of %d database connections made (%s); the rest are made on demand",
 				a->name, n, gw_config.pool_size, why);
+	if (n > 0 && !service_props_preload(a))
+		log_msg("account %s: its service properties (CORS rules) could not be read; the first preflight reads them", a->name);
 	for (int k = 0; k < a->nnodes; k++)
 	{
 		Node	   *nd = &a->nodes[k];
@@ -69,17 +78,70 @@ start_account(Account *a)
 	return true;
 }
 
-/* Is SIGINT or SIGTERM pending (blocked since the start)? Then take it into *sig. */
-static bool
-stop_requested(const sigset_t *sigs, int *sig)
-{
-	sigset_t	pending;
-	struct timespec zero = {0, 0};
+/* The signal thread and the main thread: the stop signal once taken, and whether start-up is over. */
+static pthread_mutex_t sig_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sig_cv = PTHREAD_COND_INITIALIZER;
+static int	stop_signal;
+static bool started;
 
-	if (sigpending(&pending) != 0 || (!sigismember(&pending, SIGINT) && !sigismember(&pending, SIGTERM)))
-		return false;
-	*sig = sigtimedwait(sigs, NULL, &zero);
-	return *sig > 0;
+/*
+ * The only thread that takes the gateway's signals (all threads have them blocked). SIGHUP is
+ * logged and ignored; SIGQUIT ends the process at once; SIGINT/SIGTERM end it at once during
+ * start-up (no client was served, nothing to drain: whatever it waits for, a database that never
+ * answers included) and afterwards hand the stop to the main thread.
+ */
+static void *
+signal_main(void *arg)
+{
+	const sigset_t *sigs = arg;
+
+	for (;;)
+	{
+		int			sig = 0;
+		bool		up;
+
+		if (sigwait(sigs, &sig) != 0)
+			continue;
+		if (sig == SIGHUP)
+		{
+			log_msg("signal %d (SIGHUP): ignored (no configuration is reloaded: restart the gateway to read it; SIGTERM stops it)", sig);
+			continue;
+		}
+		if (sig == SIGQUIT)
+		{
+			log_msg("signal %d (SIGQUIT): immediate stop, requests in flight are dropped", sig);
+			_exit(2);
+		}
+		pthread_mutex_lock(&sig_mu);
+		up = started;
+		if (up && stop_signal == 0)
+		{
+			stop_signal = sig;
+			pthread_cond_signal(&sig_cv);
+		}
+		pthread_mutex_unlock(&sig_mu);
+		if (!up)
+		{
+			log_msg("signal %d during start-up: stopping (nothing was served yet)", sig);
+			_exit(0);
+		}
+	}
+	return NULL;
+}
+
+/* The main thread's wait for SIGINT or SIGTERM, once start-up is over. */
+static int
+wait_for_stop(void)
+{
+	int			sig;
+
+	pthread_mutex_lock(&sig_mu);
+	started = true;
+	while (stop_signal == 0)
+		pthread_cond_wait(&sig_cv, &sig_mu);
+	sig = stop_signal;
+	pthread_mutex_unlock(&sig_mu);
+	return sig;
 }
 
 /* The stop: no new connections, requests in flight (and queued) finish, pools close. Exit 0. */
@@ -120,18 +182,19 @@ main(int argc, char **argv)
 	GwArgs		args;
 	char		err[512];
 	const char *env;
-	sigset_t	sigs;
-	int			sig;
+	static sigset_t sigs;
+	pthread_t	sig_thread;
 
 	/*
 	 * Before any thread starts (the accounts' workers and pools, libmicrohttpd's): every thread
-	 * inherits this mask, so SIGINT and SIGTERM stay pending until the main thread takes them
-	 * with sigwait - also one sent during start-up, which then stops the gateway as one sent
-	 * later does instead of killing it outright.
+	 * inherits this mask, so the signals wait for the signal thread (signal_main) - also one sent
+	 * during start-up, which then stops the gateway instead of killing it outright.
 	 */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGQUIT);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	malloc_settings();
@@ -189,15 +252,14 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	for (int i = 0; i < gw_config.naccounts; i++)
+	if (pthread_create(&sig_thread, NULL, signal_main, &sigs) != 0)
 	{
-		if (stop_requested(&sigs, &sig))
-			return stop(sig, "during start-up");
+		fprintf(stderr, "tablestore-gateway: cannot start the signal thread\n");
+		return 1;
+	}
+	for (int i = 0; i < gw_config.naccounts; i++)
 		if (!start_account(&gw_config.accounts[i]))
 			return 1;
-	}
-	if (stop_requested(&sigs, &sig))
-		return stop(sig, "during start-up");
 
 	if (gw_config.oauth && !gw_config.oauth_keys)
 		log_msg("warning: bearer tokens are accepted without checking their signatures (--oauth basic without --oauth-keys): anyone who can reach this gateway can mint one; for development only");
@@ -215,6 +277,5 @@ main(int argc, char **argv)
 		if (gw_config.accounts[i].dev_key)
 			log_msg("account %s has the public development key: anyone can sign its requests%s", gw_config.accounts[i].name,
 					gw_config.allow_dev_account ? " (allowed by --allow-dev-account)" : " (loopback only)");
-	sigwait(&sigs, &sig);
-	return stop(sig, "");
+	return stop(wait_for_stop(), "");
 }

@@ -285,6 +285,45 @@ issuer_trusted(const char *iss, const OAuthTrust *trust)
 			return true;
 	return false;
 }
+/* The token of a bearer header without the spaces around it; NULL when it is not one. */
+static const char *
+token_of(const char *authorization, size_t *n)
+{
+	const char *tok;
+
+	if (!oauth_is_bearer(authorization))
+		return NULL;
+	tok = authorization + 7;
+	while (*tok == ' ')
+		tok++;
+	*n = strlen(tok);
+	while (*n > 0 && tok[*n - 1] == ' ')
+		(*n)--;
+	return tok;
+}
+
+bool
+oauth_token_identity(const char *authorization, unsigned char **out, size_t *len)
+{
+	size_t		n = 0;
+	const char *tok = token_of(authorization, &n);
+	const char *sig = NULL;
+
+	*out = NULL;
+	if (tok == NULL)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (tok[i] == '.')
+			sig = tok + i;
+	if (sig != NULL && sig + 1 < tok + n && (*out = b64url(sig + 1, (size_t) (tok + n - sig - 1), len)) != NULL)
+		return true;
+	if ((*out = malloc(n + 1)) == NULL)
+		return false;
+	memcpy(*out, tok, n);
+	*len = n;
+	return true;
+}
+
 
 OAuthResult
 oauth_check(const char *authorization, const char *account, time_t now, const OAuthTrust *keys)
@@ -299,14 +338,8 @@ oauth_check(const char *authorization, const char *account, time_t now, const OA
 	OAuthResult res = OAUTH_OK;
 	bool		aud_ok = false;
 
-	if (!oauth_is_bearer(authorization))
+	if ((tok = token_of(authorization, &n)) == NULL)
 		return OAUTH_MALFORMED;
-	tok = authorization + 7;
-	while (*tok == ' ')
-		tok++;
-	n = strlen(tok);
-	while (n > 0 && tok[n - 1] == ' ')
-		n--;
 	if (n == 0 || n > OAUTH_MAX_TOKEN || (dot1 = memchr(tok, '.', n)) == NULL ||
 		(dot2 = memchr(dot1 + 1, '.', n - (size_t) (dot1 + 1 - tok))) == NULL ||
 		memchr(dot2 + 1, '.', n - (size_t) (dot2 + 1 - tok)) != NULL)

@@ -52,6 +52,14 @@ extern OAuthResult oauth_check(const char *authorization, const char *account, t
 
 extern const char *oauth_result_text(OAuthResult r);
 
+/*
+ * What identifies a bearer token whatever its spelling (the scheme's case, the spaces around it,
+ * a signature's unused base64url bits): its decoded signature, else (no signature, or one that
+ * does not decode: a token that cannot pass --oauth-keys) the token without the spaces around it.
+ * malloc'd into *out with its length; false when it is not a bearer header or out of memory.
+ */
+extern bool oauth_token_identity(const char *authorization, unsigned char **out, size_t *len);
+
 /* The issuers of a comma-separated list; false with err set. */
 extern bool oauth_set_issuers(const char *list, OAuthTrust *out, char *err, size_t errlen);
 

@@ -116,7 +116,7 @@ struct Req;
 	X(OP_BATCH, "Entity Group Transaction", OPR_BATCH, "POST", IFM_ANY, \
 	  changeset_handle, SQL_BATCH, SAS_T_OBJECT, SAS_P_READ | SAS_P_ADD | SAS_P_UPDATE | SAS_P_DELETE, 0, true, NULL, OPF_DB | OPF_WRITE | OPF_PART_ACCEPT, PK_CHANGESET) \
 	X(OP_PREFLIGHT, "Preflight Table Request", OPR_ANY, "OPTIONS", IFM_ANY, \
-	  cors_preflight, SQL_NONE, 0, 0, 0, false, NULL, OPF_DB | OPF_NO_AUTH, PK_NONE)
+	  cors_preflight, SQL_NONE, 0, 0, 0, false, NULL, OPF_NO_AUTH, PK_NONE)
 
 typedef enum OpId
 {

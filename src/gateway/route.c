@@ -6,19 +6,23 @@
  * answers TSX03 (the shard is fenced there: a move is filling it or has switched it away), that
  * shard goes to the coordinator, and the map is read again ROUTE_DETOUR seconds later: for a few
  * milliseconds after a switch the coordinator's map still names a node that is fenced, and every
- * call would otherwise read the map again. The shard of a PartitionKey is
- * computed here as PostgreSQL's hash partitioning computes it for a text key in the "C"
- * collation: the bytes' extended hash (hash_bytes_extended from libpgcommon) with the
- * partitioning seed, combined as a one-column row hash, modulo the shard count.
+ * call would otherwise read the map again. When the map cannot be read again (the coordinator is
+ * down), the last one keeps routing, and the map is asked for again every ROUTE_RETRY seconds:
+ * the fences make an old map safe (a node that no longer holds a shard, or holds a fenced copy,
+ * refuses with TSX03 and the call goes to the coordinator), so nodes that are up keep serving
+ * their partitions through a coordinator's outage. A call's PartitionKey is read by the core
+ * (route_key.c: an entity body with the JSON tokenizer, a $filter with the OData parser, as the
+ * extension reads them) and its shard computed by the core (shard_hash.c, as tablestore.shard_of).
  */
 #include "route.h"
 #include "gateway.h"
+#include "pgalloc.h"
 #include "pool.h"
-
+#include "route_key.h"
+#include "shard_hash.h"
 #include "util.h"
 
 #include <libpq-fe.h>
-#include <strings.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +31,8 @@
 #define ROUTE_SLOTS 128
 #define ROUTE_TTL 10
 #define ROUTE_DETOUR 1			/* seconds a shard a node refused goes to the coordinator before the map is read again */
+#define ROUTE_RETRY 1			/* seconds between attempts to read a map again while the coordinator does not answer */
 #define ROUTE_MAX_SHARDS 1024
-
-/* PostgreSQL's (catalog/partition.h, common/hashfn.h) */
-#define HASH_PARTITION_SEED UINT64_C(0x7A5B22367996DCFD)
-extern uint64_t hash_bytes_extended(const unsigned char *k, int keylen, uint64_t seed);
 
 typedef struct RouteEntry
 {
@@ -39,6 +40,7 @@ typedef struct RouteEntry
 	int			account;
 	char		table[64];		/* lower case */
 	time_t		fetched;
+	time_t		retry_at;		/* the map could not be read again: the next attempt, meanwhile the last map routes */
 	int			count;			/* 0: not distributed (the coordinator answers) */
 	short		node[ROUTE_MAX_SHARDS];	/* index into the account's nodes, -1: not a configured node */
 } RouteEntry;
@@ -46,78 +48,32 @@ typedef struct RouteEntry
 static RouteEntry cache[ROUTE_SLOTS];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int
-route_shard_of(const char *pk, size_t len, int shard_count)
-{
-	uint64_t	h = hash_bytes_extended((const unsigned char *) pk, (int) len, HASH_PARTITION_SEED);
-	uint64_t	row = 0;
-
-	row ^= h + UINT64_C(0x49a0f4dd15e5a8e3) + (row << 54) + (row >> 7);
-	return (int) (row % (uint64_t) shard_count);
-}
-
-/* The first "PartitionKey":"..." member of a JSON text, when its value has no escapes; NULL otherwise. */
+/* A key the core reads (route_key.c), copied into the request's arena before its region goes. */
 static char *
-key_member(Req *r, const char *json, const char *quote)
+key_of(Req *r, bool (*reader) (const char *, size_t, const char **, uint32 *), const char *text, size_t len)
 {
-	size_t		ql = strlen(quote);
-	char		name[32];
-	const char *p;
-	const char *start;
+	PgRegion	region;
+	const char *key;
+	uint32		key_len;
+	char	   *out = NULL;
 
-	snprintf(name, sizeof(name), "%sPartitionKey%s", quote, quote);
-	if ((p = strstr(json, name)) == NULL)
-		return NULL;
-	p += strlen(name);
-	while (*p == ' ')
-		p++;
-	if (*p++ != ':')
-		return NULL;
-	while (*p == ' ')
-		p++;
-	if (strncmp(p, quote, ql) != 0)
-		return NULL;
-	for (start = p += ql; *p && strncmp(p, quote, ql) != 0; p++)
-		if (*p == '\\')
-			return NULL;
-	return *p ? arena_strndup(&r->arena, start, p - start) : NULL;
+	pg_region_begin(&region);
+	if (reader(text, len, &key, &key_len))
+		out = arena_strndup(&r->arena, key, key_len);
+	pg_region_end(&region);
+	return out;
 }
 
 char *
 route_body_partition_key(Req *r, const char *json, size_t len)
 {
-	char	   *copy = json ? arena_strndup(&r->arena, json, len) : NULL;	/* NUL-terminated */
-
-	return copy ? key_member(r, copy, "\"") : NULL;
+	return json ? key_of(r, route_key_of_entity, json, len) : NULL;
 }
 
-/* PartitionKey eq '...' in a $filter without "or" or "not" (then it names one partition). */
-static char *
-filter_partition_key(Req *r, const char *filter)
+char *
+route_filter_partition_key(Req *r, const char *filter)
 {
-	const char *p = strstr(filter, "PartitionKey eq '");
-	char	   *out;
-	size_t		n = 0;
-
-	for (const char *c = filter; *c; c++)
-		if (strncasecmp(c, " or ", 4) == 0 || strncasecmp(c, "not ", 4) == 0 || strncasecmp(c, "not(", 4) == 0)
-			return NULL;
-	if (p == NULL || (out = arena_alloc(&r->arena, strlen(p) + 1)) == NULL)
-		return NULL;
-	for (p += 17; *p; p++)
-	{
-		if (*p == '\'')
-		{
-			if (p[1] != '\'')
-			{
-				out[n] = '\0';
-				return out;
-			}
-			p++;				/* '' is one quote */
-		}
-		out[n++] = *p;
-	}
-	return NULL;
+	return filter ? key_of(r, route_key_of_filter, filter, strlen(filter)) : NULL;
 }
 
 static int
@@ -199,15 +155,14 @@ fetch(Req *r, const char *table, RouteEntry *e)
 
 /*
  * The table and PartitionKey the request's operation names (ops.h: where its PartitionKey is), or
- * false. Only the URL's keys are certain; a body's or filter's key is found by a scan that reads
- * no more than it needs, and a wrong guess is harmless: a node that does not hold the partition
- * the call really names answers TSX03, and the coordinator runs the call (sqlapi.c).
+ * false. A body's or filter's key is the one the extension reads there (route_key.c), and names no
+ * partition where the extension would refuse the call or run it across partitions. Were a key
+ * wrong all the same, it would be harmless: a node that does not hold the partition the call
+ * really names answers TSX03, and the coordinator runs the call (sqlapi.c).
  */
 static bool
 partition_of(Req *r, const char **table, const char **pk)
 {
-	const char *filter;
-
 	*pk = NULL;
 	*table = r->route_table ? r->route_table : r->target.table;
 	switch (r->op->pk)
@@ -219,8 +174,7 @@ partition_of(Req *r, const char **table, const char **pk)
 			*pk = r->route_pk ? r->route_pk : route_body_partition_key(r, r->body.data, r->body.len);
 			break;
 		case PK_FILTER:
-			filter = query_get(&r->target.query, "$filter");
-			*pk = filter ? filter_partition_key(r, filter) : NULL;
+			*pk = route_filter_partition_key(r, query_get(&r->target.query, "$filter"));
 			break;
 		case PK_CHANGESET:
 			*pk = r->route_pk;
@@ -249,10 +203,10 @@ route_pool(Req *r)
 	lower_name(table, name);
 	pthread_mutex_lock(&cache_lock);
 	e = &cache[slot_of(account, table)];
-	if (e->used && e->account == account && strcmp(e->table, table) == 0 && now - e->fetched < ROUTE_TTL)
+	if (e->used && e->account == account && strcmp(e->table, table) == 0 && (now - e->fetched < ROUTE_TTL || now < e->retry_at))
 	{
 		if (e->count > 0)
-			node = e->node[route_shard_of(pk, strlen(pk), e->count)];
+			node = e->node[ts_shard_of_key(pk, strlen(pk), e->count)];
 		pthread_mutex_unlock(&cache_lock);
 		return node >= 0 ? r->account->nodes[node].pool : NULL;
 	}
@@ -261,13 +215,25 @@ route_pool(Req *r)
 	/* read outside the lock; a concurrent reader may store the same map */
 	memset(&fresh, 0, sizeof(fresh));
 	if (!fetch(r, name, &fresh))
-		return NULL;
+	{
+		/* the coordinator does not answer: the last map, if any, routes until it does */
+		pthread_mutex_lock(&cache_lock);
+		e = &cache[slot_of(account, table)];
+		if (e->used && e->account == account && strcmp(e->table, table) == 0)
+		{
+			e->retry_at = now + ROUTE_RETRY;
+			if (e->count > 0)
+				node = e->node[ts_shard_of_key(pk, strlen(pk), e->count)];
+		}
+		pthread_mutex_unlock(&cache_lock);
+		return node >= 0 ? r->account->nodes[node].pool : NULL;
+	}
 	fresh.used = true;
 	fresh.account = account;
 	strcpy(fresh.table, table);
 	fresh.fetched = now;
 	if (fresh.count > 0)
-		node = fresh.node[route_shard_of(pk, strlen(pk), fresh.count)];
+		node = fresh.node[ts_shard_of_key(pk, strlen(pk), fresh.count)];
 	pthread_mutex_lock(&cache_lock);
 	cache[slot_of(account, table)] = fresh;
 	pthread_mutex_unlock(&cache_lock);
@@ -293,7 +259,7 @@ route_detour(Req *r)
 		time_t		now = time(NULL);
 
 		/* the node refused the shard (fenced by a move): the coordinator serves it until the map is read again */
-		e->node[route_shard_of(pk, strlen(pk), e->count)] = -1;
+		e->node[ts_shard_of_key(pk, strlen(pk), e->count)] = -1;
 		if (e->fetched > now - ROUTE_TTL + ROUTE_DETOUR)
 			e->fetched = now - ROUTE_TTL + ROUTE_DETOUR;
 	}

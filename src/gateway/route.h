@@ -17,22 +17,21 @@ struct Pool;
 /*
  * The pool of the node that holds the partition the request's operation names (where its
  * PartitionKey is: ops.h's table), or NULL: the account's own database (the coordinator) runs it.
+ * While the coordinator does not answer, the table's last shard map routes (route.c).
  */
 extern struct Pool *route_pool(struct Req *r);
 
 /*
- * The first "PartitionKey":"..." member of an entity's JSON text, when its value has no escapes;
- * NULL otherwise (a guess: a wrong one is harmless, see route.c).
+ * The PartitionKey of an entity's JSON text, or the one partition a $filter names, in the
+ * request's arena; NULL when there is none (core/route_key.h says when).
  */
 extern char *route_body_partition_key(struct Req *r, const char *json, size_t len);
+extern char *route_filter_partition_key(struct Req *r, const char *filter);
 
 /*
  * The node answered TSX03 for the request's partition (its shard is fenced there by a move): the
  * coordinator serves that shard until the map is read again, at most ROUTE_DETOUR seconds later.
  */
 extern void route_detour(struct Req *r);
-
-/* The shard PostgreSQL's hash partitioning puts a PartitionKey in (tablestore.shard_of). */
-extern int	route_shard_of(const char *pk, size_t len, int shard_count);
 
 #endif

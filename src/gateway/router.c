@@ -391,7 +391,11 @@ router_headers(Req *r)
 	if (!find_operation(r))
 		return false;
 	if (r->op->flags & OPF_NO_AUTH)
-		return true;			/* a CORS preflight: browsers send no credentials */
+	{
+		/* a CORS preflight: browsers send no credentials; answered from the cached rules, one at a time reloads them */
+		r->props_reload = service_props_claim(r->account);
+		return true;
+	}
 	if (!(r->op->flags & OPF_XML) && !negotiate(r))
 		return false;
 	if (!(r->op->flags & OPF_XML) && content_is_atom(r))
@@ -464,7 +468,7 @@ router_body(Req *r)
 bool
 router_needs_database(const Req *r)
 {
-	return (r->op->flags & OPF_DB) || r->sas_policy_pending;
+	return (r->op->flags & OPF_DB) || r->sas_policy_pending || r->props_reload;
 }
 
 void

@@ -6,9 +6,11 @@
  *   GET  ?restype=service&comp=stats       on the -secondary endpoint, geo-replication "live" (the
  *        secondary is this same store); on the primary 400 InvalidQueryParameterValue, as the service
  * and the per-account cache of the properties that CORS reads on every request with an Origin
- * (cors.c): reloaded when older than PROPS_CACHE_MS by a request running on the account's
- * database workers (an answer given without the database uses what is cached), refreshed at once
- * by a Set through this gateway.
+ * (cors.c): read at start-up, reloaded when older than PROPS_CACHE_MS by a request running on
+ * the account's database workers (an answer given without the database uses what is cached),
+ * refreshed at once by a Set through this gateway. A CORS preflight, which nobody signs, is
+ * answered from the cache without waiting on the database; when the cache is stale, one
+ * preflight at a time (service_props_claim) goes through the account's workers to reload it.
  */
 #include "gateway.h"
 #include "props.h"
@@ -115,13 +117,80 @@ cache_store(PropsCache *c, const ServiceProps *props, unsigned long read_generat
 }
 
 bool
+service_props_claim(Account *a)
+{
+	PropsCache *c = a->props;
+	bool		claimed = false;
+
+	pthread_mutex_lock(&c->mu);
+	if ((!c->loaded || now_ms() - c->loaded_ms >= PROPS_CACHE_MS) && !c->loading)
+		c->loading = claimed = true;
+	pthread_mutex_unlock(&c->mu);
+	return claimed;
+}
+
+/* Read the properties into the cache (the caller claimed the load), then release the claim. */
+static void
+reload_claimed(Req *r, unsigned long gen)
+{
+	PropsCache *c = r->account->props;
+	ServiceProps loaded;
+	SqlError	err;
+
+	if (props_read(r, &loaded, &err))
+		cache_store(c, &loaded, gen);
+	pthread_mutex_lock(&c->mu);
+	c->loading = false;
+	/* a database that cannot be read: the last rules known (or none) stay for another period */
+	if (!c->loaded || now_ms() - c->loaded_ms >= PROPS_CACHE_MS)
+	{
+		c->loaded = true;
+		c->loaded_ms = now_ms();
+	}
+	pthread_mutex_unlock(&c->mu);
+}
+
+void
+service_props_reload(Req *r)
+{
+	reload_claimed(r, cache_generation(r->account->props));
+}
+
+void
+service_props_unclaim(Account *a)
+{
+	pthread_mutex_lock(&a->props->mu);
+	a->props->loading = false;
+	pthread_mutex_unlock(&a->props->mu);
+}
+
+bool
+service_props_preload(Account *a)
+{
+	Req			r;
+	ServiceProps p;
+	SqlError	err;
+	bool		ok;
+	unsigned long gen = cache_generation(a->props);
+
+	memset(&r, 0, sizeof(r));
+	arena_init(&r.arena, 1024 * 1024);
+	r.account = a;
+	r.op = ops_def(OP_PREFLIGHT);	/* runs no statement of its own: no routing */
+	ok = props_read(&r, &p, &err);
+	if (ok)
+		cache_store(a->props, &p, gen);
+	arena_free(&r.arena);
+	return ok;
+}
+
+bool
 service_props_current(Req *r, ServiceProps *out, bool may_load)
 {
 	PropsCache *c = r->account->props;
 	bool		load = false,
 				ok;
 	unsigned long gen = 0;
-	SqlError	err;
 
 	pthread_mutex_lock(&c->mu);
 	if (may_load && (!c->loaded || now_ms() - c->loaded_ms >= PROPS_CACHE_MS) && !c->loading)
@@ -131,21 +200,7 @@ service_props_current(Req *r, ServiceProps *out, bool may_load)
 	}
 	pthread_mutex_unlock(&c->mu);
 	if (load)
-	{
-		ServiceProps loaded;
-
-		if (props_read(r, &loaded, &err))
-			cache_store(c, &loaded, gen);
-		pthread_mutex_lock(&c->mu);
-		c->loading = false;
-		/* a database that cannot be read: the last rules known (or none) stay for another period */
-		if (!c->loaded || now_ms() - c->loaded_ms >= PROPS_CACHE_MS)
-		{
-			c->loaded = true;
-			c->loaded_ms = now_ms();
-		}
-		pthread_mutex_unlock(&c->mu);
-	}
+		reload_claimed(r, gen);
 	pthread_mutex_lock(&c->mu);
 	ok = props_copy(&r->arena, &c->props, out);
 	pthread_mutex_unlock(&c->mu);

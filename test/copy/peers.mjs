@@ -5,6 +5,8 @@
 //   node peers.mjs seed URL TABLE              create TABLE and insert the edge entities (EDGE below)
 //   node peers.mjs dump URL TABLE              every entity, normalised (normalise()), sorted
 //   node peers.mjs etags URL TABLE             "pk<TAB>rk<TAB>etag" lines, sorted
+//   node peers.mjs etags-raw URL TABLE         the same with the keys as they are (for psql's \copy)
+//   node peers.mjs count URL TABLE             the number of entities, and of distinct keys
 //   node peers.mjs normalise                   stdin: "pk<TAB>rk<TAB>json" (a database) or JSON Lines
 //                                              (a directory's file) -> the normalised lines
 //   node peers.mjs keys-json                   stdin "pk<TAB>rk<TAB>rest" -> keys as JSON strings, sorted
@@ -148,6 +150,17 @@ if (cmd === 'seed' || cmd === 'create') {
 	for await (const e of entities(url, a, 'application/json;odata=minimalmetadata'))
 		lines.push(`${JSON.stringify(e.PartitionKey)}\t${JSON.stringify(e.RowKey)}\t${e['odata.etag']}`);
 	console.log(lines.sort().join('\n'));
+} else if (cmd === 'etags-raw') {
+	for await (const e of entities(url, a, 'application/json;odata=minimalmetadata'))
+		console.log(`${e.PartitionKey}\t${e.RowKey}\t${e['odata.etag']}`);
+} else if (cmd === 'count') {
+	let n = 0;
+	const keys = new Set();
+	for await (const e of entities(url, a, 'application/json;odata=nometadata')) {
+		n++;
+		keys.add(JSON.stringify([e.PartitionKey, e.RowKey]));
+	}
+	console.log(`${n} ${keys.size}`);
 } else if (cmd === 'normalise') {
 	const lines = [];
 	for (const line of fs.readFileSync(0, 'utf8').split('\n')) {

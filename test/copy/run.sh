@@ -6,11 +6,18 @@
 #
 #   round trip   Azurite -> database -> files -> Azurite -> gateway -> database: every EDM type
 #                and its edge values identical at each step; Double -0 on the paths without Azurite;
-#                ETags identical with --keep-timestamps (database, files, gateway)
-#   kill/resume  kill -9 in the middle of a copy of COPY_KILL_ENTITIES (default 200000) entities
+#                ETags identical with --keep-timestamps (database, files, gateway); every ETag
+#                Azurite issued matches (If-Match) its copy; --mirror from a directory
+#   filter       --filter: the same entities from a database, the gateway and a directory, for
+#                58 filters over every EDM type
+#   kill/resume  kill -9 in the middle of a copy of COPY_KILL_ENTITIES (default 50000) entities
 #                database -> database, and of a copy into gzip files, then --resume: the destination
 #                equals the source (--verify, and the dumps compared); peak RSS does not grow with
-#                the table
+#                the table. COPY_KILLS (3) kill -9 at random points, each followed by --resume with
+#                another --parallel, of copies of COPY_PEER_ENTITIES (default 5000) into Azurite,
+#                from Azurite (--keep-timestamps: every ETag matches) and into the gateway, checked
+#                entity by entity by peers.mjs. The long run (about 7 minutes):
+#                  COPY_KILL_ENTITIES=200000 COPY_PEER_ENTITIES=200000 bash test/copy/run.sh
 #   sync         writes, merges and deletes at the source (through the gateway), then --sync
 #                --mirror: converged
 #   throttle     the gateway with one worker and a queue of one answers 503 + Retry-After:
@@ -20,11 +27,19 @@
 #   rejects      an entity the destination refuses (a trigger) and a line the core cannot read:
 #                the rejects file, exit 1, the others copied
 #   bad input    connection strings, options, a damaged checkpoint, a truncated gzip file
+#   hostile      test/copy/hostile.mjs: huge pages, continuations for ever, entities again, JSON cut
+#                short, an entity over the limits, a table named ../x, SIGTERM in a hung --verify
+#   safety       no secret in any file written, 0600 files, one run per checkpoint, --resume and
+#                --sync only with the checkpoint's FROM, TO and options, exit codes
 # Ends with "copy: N passed, N failed"; non-zero on a failure.
 #
 #   bash test/copy/run.sh
 #   COPY_SKIP_BUILD=1       use what is built already (scripts/test.sh builds first)
-#   COPY_KILL_ENTITIES=N    the size of the kill/resume copy (200000, the issue's, is the default)
+#   COPY_KILL_ENTITIES=N    the size of the database kill/resume copy (default 50000; the issue's: 200000)
+#   COPY_PEER_ENTITIES=N    the size of the Azurite and gateway kill/resume copies (default 5000)
+#   COPY_KILLS=N            kill -9 per copy (default 3)
+#   COPY_BIN=PATH           another build of tablestore-copy (to see which checks an old one fails)
+#   COPY_KEEP=1             keep the work directory
 set -u -o pipefail
 COPY_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$COPY_TEST_DIR/../../scripts/lib.sh"
@@ -34,17 +49,20 @@ export GW_PATH_DIR=${GW_PATH_DIR-}
 ts_node_setup
 ts_cluster_start fsync=off synchronous_commit=off max_connections=120
 
-C="$TS_ROOT/src/copy/tablestore-copy"
+C=${COPY_BIN:-"$TS_ROOT/src/copy/tablestore-copy"}	# COPY_BIN: another build of it (a test of the tests)
 GW_BIN="$TS_ROOT/src/gateway/tablestore-gateway"
 PEERS="node $COPY_TEST_DIR/peers.mjs"
 WORK=$(mktemp -d /tmp/tablestore-copy-test.XXXXXX)
-N=${COPY_KILL_ENTITIES:-200000}
+N=${COPY_KILL_ENTITIES:-50000}
+NP=${COPY_PEER_ENTITIES:-5000}
+KILLS=${COPY_KILLS:-3}
 KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 PIDS=()
 cleanup() {
 	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$WORK"
+	# the servers started in $(...) (Azurite, gateways) are in WORK/pids: PIDS does not see them
+	for p in "${PIDS[@]}" $(cat "$WORK/pids" 2>/dev/null); do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	[ -n "${COPY_KEEP:-}" ] || rm -rf "$WORK"
 	ts_cluster_stop
 }
 trap cleanup EXIT
@@ -74,7 +92,7 @@ start_azurite() {
 	port=$(free_port)
 	"$TS_NODE_DIR/node_modules/.bin/azurite-table" --inMemoryPersistence --tableHost 127.0.0.1 --tablePort "$port" \
 		--loose --skipApiVersionCheck --disableTelemetry --silent >"$WORK/azurite-$port.log" 2>&1 &
-	PIDS+=($!)
+	echo $! >>"$WORK/pids"
 	wait_port "$port" || ts_die "Azurite did not start"
 	echo "$port"
 }
@@ -84,12 +102,14 @@ start_gateway() {
 	shift
 	port=$(free_port)
 	"$GW_BIN" --port "$port" --log quiet --dsn "$(db "$dbname")" "$@" >"$WORK/gateway-$port.log" 2>&1 &
-	PIDS+=($!)
+	echo $! >>"$WORK/pids"
 	wait_port "$port" || ts_die "the gateway did not start"
 	echo "$port"
 }
 url() { echo "http://127.0.0.1:$1/devstoreaccount1"; }
 conn() { echo "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$KEY;TableEndpoint=$(url "$1")"; }
+# usage ARGS...: the program refuses them as a usage error (exit 2)
+usage() { "$C" "$@" >"$WORK/usage.log" 2>&1; [ $? -eq 2 ]; }
 # copy ARGS...: the program with a checkpoint and a rejects file in WORK; its output in WORK/last.log
 copy() { "$C" "$@" >"$WORK/last.log" 2>&1; local s=$?; [ $s -eq 0 ] || tail -5 "$WORK/last.log" >&2; return $s; }
 
@@ -111,6 +131,23 @@ dbetags rt_src Edge >"$WORK/rt1.etags"
 etag_ticks "$WORK/rt0.etags" >"$WORK/rt0.ticks"
 etag_ticks "$WORK/rt1.etags" >"$WORK/rt1.ticks"
 check "  ETags: Azurite's Timestamps kept to the tick" same "$WORK/rt0.ticks" "$WORK/rt1.ticks"
+# every ETag Azurite issued matches its copy (If-Match): Azurite writes seven fractional digits,
+# tablestore drops the trailing zeros (contract §1), the same instant
+if_match_all() {	# URL TABLE DB: every ETag the endpoint gives matches (tablestore.etag_matches) the copy's
+	local t
+	t=$(echo "$2" | tr A-Z a-z)
+	$PEERS etags-raw "$1" "$2" >"$WORK/ifm.tsv" || return 1
+	psql -X -q -At -F ' ' -v ON_ERROR_STOP=1 -d "$3" >"$WORK/ifm.out" <<SQL || return 1
+CREATE TEMP TABLE src (pk text, rk text, etag text);
+\copy src FROM '$WORK/ifm.tsv'
+SELECT count(*), count(*) FILTER (WHERE tablestore.etag_matches(d.etag, s.etag)), count(*) FILTER (WHERE s.etag <> d.etag)
+FROM src s LEFT JOIN tablestore_data.$t d ON d.partition_key = s.pk AND d.row_key = s.rk;
+SQL
+	read -r total matched differ <"$WORK/ifm.out"
+	echo "# If-Match: $matched of $total ETags match ($differ of them written differently at the source)"
+	[ "$total" -gt 0 ] && [ "$matched" -eq "$total" ] && [ "${4:-0}" -le "$differ" ]
+}
+check "  every ETag Azurite issued matches the copy (If-Match)" if_match_all "$(url "$AZ1")" Edge rt_src
 
 # -0 joins here: the database and the files carry it (Azurite does not)
 psql -X -q -d rt_src -c "SELECT tablestore.insert_entity('Edge', '{\"PartitionKey\":\"types\",\"RowKey\":\"negzero\",\"Nz\":-0.0,\"Nz@odata.type\":\"Edm.Double\"}')" >/dev/null
@@ -171,6 +208,135 @@ check "--filter at a database source: only the matching entities" bash -c '"$0" 
 check "--filter at a Table endpoint source: the same" bash -c '"$0" "$1" "$2" --filter "RowKey eq '"'"'a'"'"' or RowKey eq '"'"'b'"'"'" --no-gzip --state "$2.state" >/dev/null 2>&1 && [ "$(wc -l <"$2/Edge.jsonl")" -eq 2 ]' "$C" "$(conn "$GW")" "$WORK/filtered2"
 check "--dry-run lists and writes nothing" bash -c '"$0" "$1" "$2" --dry-run --state "$2.state" 2>"$2.log" && grep -q "would copy Edge" "$2.log" && [ ! -e "$2" ]' "$C" "$(db rt_src)" "$WORK/dry"
 
+# --mirror from a directory: the destination made equal to a snapshot; a directory has no point
+# reads, so each key to delete is confirmed absent by one read of the file per 1000 of them
+mkdb mi_dst
+copy "$WORK/files" "$(db mi_dst)" --state "$WORK/mi1.state" || bad "copy the files into mi_dst"
+psql -X -q -d mi_dst -c "SELECT tablestore.insert_entity('Edge', '{\"PartitionKey\":\"types\",\"RowKey\":\"extra\"}')" \
+	-c "SELECT tablestore.insert_entity('Edge', '{\"PartitionKey\":\"zz\",\"RowKey\":\"extra\"}')" >/dev/null
+check "--mirror from a directory: what the files do not have is deleted, --verify agrees" \
+	copy "$WORK/files" "$(db mi_dst)" --mirror --verify --state "$WORK/mi2.state" --log json
+check "  the two extra entities, and only they" grep -q '"deleted":2,' "$WORK/last.log"
+dbdump mi_dst Edge >"$WORK/mi"
+check "  independent check: the database holds the snapshot" same "$WORK/rt2" "$WORK/mi"
+
+# --filter from every source: a database and the gateway evaluate it in SQL (the service's
+# semantics, contract §5), a directory in the program (filter.c, the core's typed comparison); the
+# same entities from each, for filters over every EDM type, absent and mixed-type properties,
+# keys, Timestamps to the tick, not/and/or and constants
+ts_log "--filter: the same entities from a database, the gateway and a directory"
+mkdb fl_src
+psql -X -q -v ON_ERROR_STOP=1 -d fl_src >/dev/null <<'SQL'
+SELECT tablestore.create_table('Typed');
+BEGIN;
+SELECT tablestore.import_timestamps('Typed');
+INSERT INTO tablestore_data.typed (partition_key, row_key, etag, properties)
+SELECT 'p' || (i % 3), lpad(i::text, 2, '0'),
+	format('W/"datetime''2020-01-01T00%%3A00%%3A00.%sZ''"', lpad(i::text, 7, '0')),
+	('{' || concat_ws(',',
+		CASE WHEN i % 10 <> 0 THEN format('"I":%s', CASE i WHEN 1 THEN 2147483647 WHEN 2 THEN -2147483648 ELSE (i * 37 % 11) - 5 END) END,
+		format('"L@odata.type":"Edm.Int64","L":"%s"', CASE i WHEN 3 THEN '9223372036854775807' WHEN 11 THEN '-9223372036854775808' ELSE (i::bigint * 1000000007)::text END),
+		format('"D@odata.type":"Edm.Double","D":%s', CASE i WHEN 4 THEN '"NaN"' WHEN 5 THEN '"Infinity"' WHEN 6 THEN '-0.0' WHEN 7 THEN '5e-324' WHEN 12 THEN '"-Infinity"' WHEN 13 THEN '0.0' ELSE (i / 4.0)::text END),
+		format('"B":%s', (i % 2 = 0)::text),
+		format('"S":%s', to_json(CASE i WHEN 8 THEN '' WHEN 9 THEN 'é' WHEN 14 THEN '😀' WHEN 15 THEN 'x1' || chr(57344) ELSE 'x' || i END)::text),
+		format('"T@odata.type":"Edm.DateTime","T":"%s"', to_char(timestamp '2020-01-01' + i * interval '1 day' + i * interval '1 microsecond', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')),
+		CASE WHEN i % 5 = 0 THEN format('"G@odata.type":"Edm.Guid","G":"00000000-0000-0000-0000-0000000000%s"', lpad(i::text, 2, '0')) END,
+		format('"Y@odata.type":"Edm.Binary","Y":"%s"', encode(int2send(i::int2), 'base64')),
+		CASE i % 4 WHEN 0 THEN format('"M":%s', i) WHEN 1 THEN format('"M":"%s"', i) WHEN 2 THEN format('"M@odata.type":"Edm.Double","M":%s', i + 0.5)
+			ELSE format('"M@odata.type":"Edm.Int64","M":"%s"', i) END
+	) || '}')::tablestore.entity
+FROM generate_series(1, 40) i;
+COMMIT;
+SQL
+FLGW=$(start_gateway fl_src)
+copy "$(db fl_src)" "$WORK/fl_all" --no-gzip --keep-timestamps --state "$WORK/fl_all.state" || bad "copy the filter table into files"
+cat >"$WORK/filters" <<'FILTERS'
+PartitionKey eq 'p1'
+PartitionKey ne 'p1' and RowKey lt '20'
+RowKey gt '05' and RowKey le '12' or PartitionKey eq 'p0'
+PartitionKey eq 5
+not (PartitionKey ne 'p2')
+I eq 5
+I gt 2147483646
+I lt 0 or I ge 2147483647
+I ne 0
+I gt 5L
+I le 2.5
+not (I lt 3)
+L eq 9223372036854775807L
+L gt 5000000035L
+L lt 0
+L gt 5
+D gt 1.5
+D eq 0.0
+D eq 0
+D ne 2.5
+D lt 2
+D gt 1.7976931348623157E+308
+D lt -1.0E+308
+D ge 4.9E-324
+B eq true
+B ne false
+B eq 1
+S eq 'x10'
+S gt 'x3'
+S lt 'x'
+S ge 'é'
+S gt 'x1'
+S lt '😀'
+S eq ''
+T ge datetime'2020-01-10T00:00:00.000010Z'
+T lt datetime'2020-01-05T00:00:00Z'
+T eq datetime'2020-01-03T00:00:00.000003Z'
+G eq guid'00000000-0000-0000-0000-000000000010'
+G ne guid'00000000-0000-0000-0000-000000000010'
+Y eq binary'0001'
+Y gt X'0010'
+M eq 4
+M eq '5'
+M gt 0
+M lt 10.0
+M gt 10L
+M ne 'x'
+Missing eq 1
+Missing ne 1
+not (Missing eq 1)
+Timestamp gt datetime'2020-01-01T00:00:00.0000005Z'
+Timestamp eq datetime'2020-01-01T00:00:00.000002Z'
+Timestamp le datetime'2020-01-01T00:00:00.0000010Z'
+Timestamp lt 5
+true
+false
+(I eq 1 or S eq 'x10') and not (B eq true)
+not (I gt 0 and (D lt 5.0 or M eq 4)) or PartitionKey eq 'p0'
+FILTERS
+fl_keys() { sed 's/,"Timestamp".*//' "$1/Typed.jsonl" 2>/dev/null | sort; }
+filter_same() {
+	local f=$1 n=$2 k
+	for k in db gw dir; do rm -rf "$WORK/fl_$k" "$WORK/fl_$k.state"; done
+	"$C" "$(db fl_src)" "$WORK/fl_db" --filter "$f" --no-gzip --state "$WORK/fl_db.state" --quiet &&
+		"$C" "$(conn "$FLGW")" "$WORK/fl_gw" --filter "$f" --no-gzip --state "$WORK/fl_gw.state" --quiet &&
+		"$C" "$WORK/fl_all" "$WORK/fl_dir" --filter "$f" --no-gzip --state "$WORK/fl_dir.state" --quiet || return 1
+	fl_keys "$WORK/fl_db" >"$WORK/fl.db"
+	fl_keys "$WORK/fl_gw" >"$WORK/fl.gw"
+	fl_keys "$WORK/fl_dir" >"$WORK/fl.dir"
+	echo "$(wc -l <"$WORK/fl.db") $f" >>"$WORK/fl.counts"
+	cmp -s "$WORK/fl.db" "$WORK/fl.gw" && cmp -s "$WORK/fl.db" "$WORK/fl.dir" ||
+		{ echo "# filter $n: $f"; diff "$WORK/fl.db" "$WORK/fl.dir" | head -5; diff "$WORK/fl.db" "$WORK/fl.gw" | head -5; return 1; }
+}
+n=0
+fl_bad=0
+while IFS= read -r f; do
+	n=$((n + 1))
+	filter_same "$f" "$n" || fl_bad=$((fl_bad + 1))
+done <"$WORK/filters"
+check "--filter: the same entities from a database, the gateway and a directory ($n filters)" [ "$fl_bad" -eq 0 ]
+check "  the filters select different sets (not all or nothing)" [ "$(awk '{print $1}' "$WORK/fl.counts" | sort -u | wc -l)" -ge 10 ]
+check "  --verify applies the filter at a directory source" copy "$WORK/fl_all" "$WORK/fl_dir" --filter "$(tail -1 "$WORK/filters")" --verify --no-gzip --state "$WORK/fl_v.state"
+check "  a filter the core refuses: usage, exit 2, at a directory source" usage "$WORK/fl_all" "$WORK/fl_x" --filter "I eq"
+check "  more than 15 comparisons are refused there as by the service" usage "$WORK/fl_all" "$WORK/fl_x" \
+	--filter "$(printf 'I eq %d or ' $(seq 1 15))I eq 16"
+
 # ------------------------------------------------------------------ kill -9 and --resume
 ts_log "kill -9 in the middle of a copy of $N entities, then --resume"
 mkdb kr_src && mkdb kr_dst
@@ -210,6 +376,83 @@ check "--resume into the files and --verify" copy "$(db kr_src)" "$WORK/kfiles" 
 zcat "$WORK/kfiles/Big.jsonl.gz" | wc -l >"$WORK/kf.count"
 check "  the file holds each entity once" [ "$(cat "$WORK/kf.count")" -eq "$N" ]
 check "  the manifest's count" grep -q "\"table\":\"Big\",\"file\":\"Big.jsonl.gz\",\"entities\":$N," "$WORK/kfiles/manifest.jsonl"
+
+# ------------------------------------------------------------------ kill -9 and --resume: Table endpoints
+# Several kill -9 at random points of one copy (each after a checkpoint has moved, and a random
+# moment more), each followed by --resume with another --parallel, then --resume --verify; the two
+# sides compared entity by entity by peers.mjs (raw HTTP) and psql, not by the program: Azurite as
+# the destination, Azurite as the source (--keep-timestamps: every ETag Azurite issued matches),
+# the gateway as the destination. COPY_PEER_ENTITIES sizes them (5000 here; 200000 is the long run).
+ts_log "kill -9 (${KILLS}x) and --resume with Azurite and the gateway: $NP entities"
+state_entities() { grep -o '"entities":[0-9]*' "$1" 2>/dev/null | cut -d: -f2 | paste -sd+ | bc 2>/dev/null || echo 0; }
+kill_many() {	# NAME FROM TO: KILLS times start (then --resume), wait for the checkpoint to pass a random point, kill -9
+	local name=$1 from=$2 to=$3 pid prev=0 now k par target first=0 resume=()
+	shift 3
+	for k in $(seq 1 "$KILLS"); do
+		par=$((RANDOM % 4 + 1))
+		# the k-th point: somewhere in the k-th of KILLS + 1 stretches of the table
+		target=$(( NP * (k - 1) / (KILLS + 1) + (NP / (KILLS + 1)) * (RANDOM % 100) / 100 + 1 ))
+		"$C" "$from" "$to" "${resume[@]}" --rate $((NP / 10)) --parallel "$par" --state "$WORK/$name.state" "$@" \
+			>>"$WORK/$name.kills.log" 2>&1 &
+		pid=$!
+		for _ in $(seq 1 6000); do
+			now=$(state_entities "$WORK/$name.state")
+			[ "${now:-0}" -gt "$prev" ] && [ "${now:-0}" -ge "$target" ] && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		sleep "0.$((RANDOM % 10))"
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		prev=$(state_entities "$WORK/$name.state")
+		resume=(--resume)
+		echo "# $name: kill -9 number $k (--parallel $par): $prev of $NP entities checkpointed"
+		[ "$k" -gt 1 ] || first=$prev
+	done
+	[ "$first" -gt 0 ] && [ "$first" -lt "$NP" ]	# (--rate makes the first one land in the middle)
+}
+psql -X -q -d kr_src -c "SELECT tablestore.create_table('Peer')" \
+	-c "INSERT INTO tablestore_data.peer (partition_key, row_key, properties)
+		SELECT 'q' || lpad((i / 250)::text, 4, '0'), lpad(i::text, 8, '0'),
+			('{\"n\":' || i || ',\"L\":\"' || (i::bigint * 1000000007) || '\",\"L@odata.type\":\"Edm.Int64\",\"d\":' || (i / 8.0) ||
+			',\"d@odata.type\":\"Edm.Double\",\"s\":\"' || md5(i::text) || '\"}')::tablestore.entity
+		FROM generate_series(1, $NP) i" >/dev/null
+dbdump kr_src Peer >"$WORK/peer.src"
+AZK=$(start_azurite)
+
+check "database -> Azurite: killed $KILLS times in the middle" kill_many pk_az "$(db kr_src)" "$(conn "$AZK")" --tables Peer
+check "  --resume --verify: no difference" copy "$(db kr_src)" "$(conn "$AZK")" --tables Peer --resume --verify --state "$WORK/pk_az.state"
+$PEERS dump "$(url "$AZK")" Peer >"$WORK/peer.az"
+check "  independent check: every entity and value at Azurite as at the source ($NP)" same "$WORK/peer.src" "$WORK/peer.az"
+check "  each once, none extra" [ "$($PEERS count "$(url "$AZK")" Peer)" = "$NP $NP" ]
+
+mkdb pk_db
+check "Azurite -> database (--keep-timestamps): killed $KILLS times" kill_many pk_db "$(conn "$AZK")" "$(db pk_db)" --keep-timestamps
+check "  --resume --verify: no difference" copy "$(conn "$AZK")" "$(db pk_db)" --keep-timestamps --resume --verify --state "$WORK/pk_db.state"
+dbdump pk_db Peer >"$WORK/peer.db"
+check "  independent check: every entity and value as at Azurite" same "$WORK/peer.az" "$WORK/peer.db"
+check "  nothing duplicated or extra" [ "$(psql -X -At -d pk_db -c 'SELECT count(*) FROM tablestore_data.peer')" -eq "$NP" ]
+check "  every ETag Azurite issued matches at the destination (If-Match), trailing zeros too" if_match_all "$(url "$AZK")" Peer pk_db 1
+az_row=$(grep -m1 "0Z'\"\$" "$WORK/ifm.tsv")
+az_update() {	# an update with If-Match: Azurite's text of a Timestamp ending in 0
+	printf '%s\n' "BEGIN;" "SELECT tablestore.merge_entity('Peer', json_build_object('PartitionKey', :'pk', 'RowKey', :'rk', 'x', 1)::text::tablestore.entity, :'etag') IS NOT NULL;" "ROLLBACK;" |
+		psql -X -q -At -v ON_ERROR_STOP=1 -d pk_db -v pk="$(cut -f1 <<<"$az_row")" -v rk="$(cut -f2 <<<"$az_row")" -v etag="$(cut -f3 <<<"$az_row")" >/dev/null
+}
+check "  an update with If-Match: Azurite's own text ($(cut -f3 <<<"$az_row"))" az_update
+
+mkdb pk_rss
+/usr/bin/time -f '%M' -o "$WORK/pk.rss" "$C" "$(conn "$AZK")" "$(db pk_rss)" --state "$WORK/pk_rss.state" --quiet
+echo "# peak RSS copying from Azurite: $(tail -1 "$WORK/pk.rss") kB for $NP entities"
+check "peak RSS from a Table endpoint bounded (a page at a time): under 64 MB" [ "$(tail -1 "$WORK/pk.rss")" -lt 65536 ]
+
+mkdb pk_gw
+PKGW=$(start_gateway pk_gw)
+check "database -> gateway: killed $KILLS times" kill_many pk_gw "$(db kr_src)" "$(conn "$PKGW")" --tables Peer
+check "  --resume --verify: no difference" copy "$(db kr_src)" "$(conn "$PKGW")" --tables Peer --resume --verify --state "$WORK/pk_gw.state"
+$PEERS dump "$(url "$PKGW")" Peer >"$WORK/peer.gw"
+check "  independent check: every entity and value through the gateway" same "$WORK/peer.src" "$WORK/peer.gw"
+check "  nothing duplicated or extra" [ "$(psql -X -At -d pk_gw -c 'SELECT count(*) FROM tablestore_data.peer')" -eq "$NP" ]
+check "--resume after the end: nothing left, exit 0, --verify agrees" copy "$(db kr_src)" "$(conn "$PKGW")" --tables Peer --resume --verify --state "$WORK/pk_gw.state"
 
 # memory: a table 10 times larger does not take more memory (a batch at a time)
 mkdb rss_a && mkdb rss_b
@@ -297,7 +540,6 @@ check "  the two good lines copied" [ "$(psql -X -At -d rj2 -c 'SELECT count(*) 
 
 # ------------------------------------------------------------------ bad input
 ts_log "bad input"
-usage() { "$C" "$@" >"$WORK/usage.log" 2>&1; [ $? -eq 2 ]; }
 check "no arguments: usage, exit 2" usage
 check "unknown option" usage "$WORK/files" "$WORK/x" --bogus
 check "connection string without a key or SAS" usage "AccountName=a;TableEndpoint=http://127.0.0.1:1/a" "$WORK/x"
@@ -320,6 +562,103 @@ mkdb tr_dst
 check "a truncated gzip file: exit 3, not 0" bash -c '"$0" "$1" "$2" --state "$3" >"$3.log" 2>&1; [ $? -eq 3 ] && grep -q "truncated\|ends early" "$3.log"' "$C" "$WORK/trunc" "$(db tr_dst)" "$WORK/tr.state"
 check "a missing table named by --tables: exit 3" bash -c '"$0" "$1" "$2" --tables Nope --state "$3" >/dev/null 2>&1; [ $? -eq 3 ]' "$C" "$WORK/files" "$WORK/y" "$WORK/nope.state"
 check "an unreachable endpoint gives up within --retries" bash -c '"$0" "$1" "$2" --retries 2 --state "$3" >/dev/null 2>&1; [ $? -eq 3 ]' "$C" "$(conn 1)" "$WORK/z" "$WORK/unreach.state"
+
+# ------------------------------------------------------------------ a hostile source
+# test/copy/hostile.mjs: a Table endpoint that answers huge pages, the same continuation for ever,
+# the same entities again, JSON cut short, an entity over the limits, a table named ../x
+ts_log "a hostile Table endpoint"
+HPORT=$(free_port)
+node "$COPY_TEST_DIR/hostile.mjs" "$HPORT" "$WORK/hostile.log" &
+PIDS+=($!)
+wait_port "$HPORT" || ts_die "hostile.mjs did not start"
+hconn() { echo "AccountName=$1;AccountKey=$KEY;TableEndpoint=http://127.0.0.1:$HPORT/$1"; }
+hcopy() {	# MODE STATUS [args]: copy from the mode into files; the exit status expected, peak RSS in WORK/h.MODE.rss
+	local mode=$1 want=$2
+	shift 2
+	/usr/bin/time -f '%M' -o "$WORK/h.$mode.rss" "$C" "$(hconn "$mode")" "$WORK/h.$mode" --retries 2 \
+		--state "$WORK/h.$mode.state" --rejects "$WORK/h.$mode.rejects" "$@" >"$WORK/h.$mode.log" 2>&1
+	local s=$?
+	[ $s -eq "$want" ] || { echo "# exit $s, not $want"; tail -3 "$WORK/h.$mode.log"; return 1; }
+}
+check "pages of 40 MiB whatever \$top asks: exit 3, not read whole" hcopy huge 3
+check "  the reason" grep -q "larger than 32 MiB" "$WORK/h.huge.log"
+check "  peak RSS bounded ($(tail -1 "$WORK/h.huge.rss") kB)" [ "$(tail -1 "$WORK/h.huge.rss")" -lt 150000 ]
+check "pages too large for 1000 entities: fewer are asked for, the copy goes through" hcopy bigpage 0
+check "  \$top went down" grep -q 'bigpage GET .*top=3$' "$WORK/hostile.log"
+check "the continuation it was given, back for ever: exit 3" hcopy loop 3
+check "  the reason" grep -q "same page for ever" "$WORK/h.loop.log"
+check "the same entities on every page: exit 3 (not copied for ever)" hcopy replay 3
+check "  the reason" grep -q "not in key order" "$WORK/h.replay.log"
+check "a page that is not JSON: exit 3" hcopy badjson 3
+check "an entity over the limits: rejected with the reason, exit 1, the others copied" hcopy overlimit 1
+check "  in the rejects file" grep -q '"code":"PropertyValueTooLarge"' "$WORK/h.overlimit.rejects"
+check "  the two others in the file" [ "$(zcat "$WORK/h.overlimit/Data.jsonl.gz" | wc -l)" -eq 2 ]
+check "a table named ../x: exit 3, nothing written outside (or inside) the directory" hcopy names 3
+check "  nothing named x beside it, nothing in it" bash -c '[ ! -e "$0/x.jsonl.gz" ] && [ ! -e "$0/x.jsonl" ] && [ -z "$(ls "$0/h.names" 2>/dev/null)" ]' "$WORK"
+check "the table list's continuation for ever: exit 3" hcopy tablesloop 3
+# an interrupted --verify (and copy) ends at once with 3, never 0: a request under way is abandoned
+mkdb hv_dst
+"$C" "$(hconn hang)" "$(db hv_dst)" --verify-only --state "$WORK/hv.state" >"$WORK/hv.log" 2>&1 &
+hv=$!
+for _ in $(seq 1 100); do grep -q '^hang GET /hang/Data()' "$WORK/hostile.log" && break; sleep 0.1; done
+kill -TERM "$hv"
+hv_status=0
+for _ in $(seq 1 100); do kill -0 "$hv" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$hv" 2>/dev/null; then kill -9 "$hv"; hv_status=timeout; fi
+wait "$hv" 2>/dev/null
+[ "$hv_status" = timeout ] || { wait "$hv" 2>/dev/null; }
+check "SIGTERM during --verify (a request under way): ends within 10 s with exit 3" bash -c '[ "$0" != timeout ] && grep -q "STOPPED" "$1"' "$hv_status" "$WORK/hv.log"
+
+# a plain file cut at a line's end reads as a shorter table: its manifest tells (gzip's end is checked)
+mkdir -p "$WORK/cut"
+cp "$WORK/fl_all/Typed.jsonl" "$WORK/fl_all/manifest.jsonl" "$WORK/cut/"
+sed -i '$d' "$WORK/cut/Typed.jsonl"
+check "a plain file cut at a line's end, under its manifest: exit 3, not 0" bash -c '"$0" "$1" "$2" --state "$3" >"$3.log" 2>&1; [ $? -eq 3 ] && grep -q "manifest" "$3.log"' \
+	"$C" "$WORK/cut" "$WORK/cut_out" "$WORK/cut.state"
+check "  whole, it copies (the check counts every line)" copy "$WORK/fl_all" "$WORK/cut_out2" --filter "I eq 5" --state "$WORK/cut2.state"
+
+# ------------------------------------------------------------------ secrets and files
+ts_log "secrets, file permissions, the checkpoint's rules, exit codes"
+SIG='c2VjcmV0LXNpZ25hdHVyZS1kby1ub3Qtd3JpdGU%3D'
+umask 022
+"$C" "$(db rt_src)" "TableEndpoint=http://127.0.0.1:$HPORT/echo;SharedAccessSignature=sv=2019-02-02&sp=au&sig=$SIG" \
+	--tables Edge --log json --state "$WORK/sec.state" --rejects "$WORK/sec.rejects" >"$WORK/sec.log" 2>&1
+check "an endpoint that echoes the request (a SAS in its error): every entity refused, exit 1" [ $? -eq 1 ]
+check "  the endpoint did echo the signature" grep -q "sig=$SIG" "$WORK/hostile.log"
+check "  the SAS is in no file the program wrote (log, rejects, checkpoint)" \
+	bash -c '! grep -l -e "$0" -e "c2VjcmV0LXNpZ25hdHVyZS1kby1ub3Qtd3JpdGU=" "$1" "$2" "$3"' "$SIG" "$WORK/sec.log" "$WORK/sec.rejects" "$WORK/sec.state"
+check "  the rejects file and the checkpoint: the owner's only (0600, whatever the umask)" \
+	[ "$(stat -c %a "$WORK/sec.rejects") $(stat -c %a "$WORK/sec.state")" = "600 600" ]
+check "a database password in a URI's query: in no file written (checkpoint, manifest, log)" bash -c '
+	"$0" "postgres://postgres@/rt_src?host=$1&port=$2&password=Pw-in-query-secret&sslmode=disable" "$3/pwfiles" --tables Edge --log json \
+		--state "$3/pw.state" >"$3/pw.log" 2>&1 &&
+	"$0" "host=$1 port=$2 dbname=rt_src user=postgres password='"'"'Pw in conninfo secret'"'"'" "$3/pwfiles2" --tables Edge \
+		--state "$3/pw2.state" >>"$3/pw.log" 2>&1 &&
+	! grep -r -l -e "Pw-in-query-secret" -e "Pw in conninfo secret" "$3/pw.state" "$3/pw2.state" "$3/pw.log" "$3/pwfiles" "$3/pwfiles2"' \
+	"$C" "$PGHOST" "$PGPORT" "$WORK"
+check "  the directory and its files: the owner's only" \
+	[ "$(stat -c %a "$WORK/pwfiles" "$WORK/pwfiles/Edge.jsonl.gz" "$WORK/pwfiles/manifest.jsonl" | sort -u | tr '\n' ' ')" = "600 700 " ]
+check "a TableEndpoint with user:password@ is refused (it would be written where the endpoint is named)" \
+	usage "$(db rt_src)" "AccountName=a;AccountKey=AAAA;TableEndpoint=http://u:pw@127.0.0.1:1/a"
+check "FROM or TO from the environment (env:NAME), off the command line" \
+	env COPY_TEST_FROM="$(db rt_src)" "$C" env:COPY_TEST_FROM "$WORK/envfiles" --tables Edge --state "$WORK/env.state" --quiet
+check "  env: with no such variable: usage, exit 2" usage env:COPY_TEST_NOT_SET "$WORK/x"
+# refused entities that cannot be written down are unaccounted for: 3, not 1
+copy "$(db rt_src)" "TableEndpoint=http://127.0.0.1:$HPORT/echo;SharedAccessSignature=sv=2019-02-02&sig=x" --tables Edge \
+	--state "$WORK/rj3.state" --rejects "$WORK/no/such/dir/r.jsonl"
+check "a rejects file that cannot be written: exit 3 (was 1: refused entities not written down)" [ $? -eq 3 ]
+# the checkpoint: one run at a time, and --resume/--sync only with what made it
+flock -o "$WORK/kr.state.lock" sleep 30 &
+fl_pid=$!
+for _ in $(seq 1 50); do flock -n "$WORK/kr.state.lock" true || break; sleep 0.1; done
+check "a second run on a checkpoint in use: exit 3" bash -c '"$0" "$1" "$2" --resume --keep-timestamps --state "$3" >"$3.log2" 2>&1; [ $? -eq 3 ] && grep -q "another tablestore-copy" "$3.log2"' \
+	"$C" "$(db kr_src)" "$(db kr_dst)" "$WORK/kr.state"
+kill "$fl_pid" 2>/dev/null; wait "$fl_pid" 2>/dev/null
+check "--resume with another --filter than the checkpoint's: usage, exit 2" \
+	usage "$(db kr_src)" "$(db kr_dst)" --resume --keep-timestamps --filter "PartitionKey eq 'p0001'" --state "$WORK/kr.state"
+check "--resume into another TO: usage, exit 2" usage "$(db kr_src)" "$(db rss_a)" --resume --keep-timestamps --state "$WORK/kr.state"
+check "--resume without the --keep-timestamps the checkpoint's run had: usage, exit 2" usage "$(db kr_src)" "$(db kr_dst)" --resume --state "$WORK/kr.state"
+check "--sync from another FROM than the checkpoint's: usage, exit 2" usage "$(db kr_dst)" "$(db sy_dst)" --sync --keep-timestamps --state "$WORK/sy.state"
 
 echo "copy: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

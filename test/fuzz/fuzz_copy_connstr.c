@@ -4,13 +4,16 @@
  *
  * Properties: parsing never crashes or leaks (connstr_free frees what it made); an accepted Table
  * endpoint has an http(s) URL and a key or a SAS; the text shown to people (display) never holds
- * the account key or the SAS signature; a rejected input says why.
+ * the account key or the SAS signature, nor a database's password (a password= parameter of a
+ * conninfo or a URI's query, user:password@ of a URI); a rejected input says why.
  */
 #include "postgres_fe.h"
 
 #include "connstr.h"
 #include "edm.h"
 #include "fuzz.h"
+
+#include <ctype.h>
 
 int			LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -48,7 +51,44 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			}
 		}
 		else if (spec.kind == EP_DB)
+		{
 			FUZZ_CHECK(spec.conninfo != NULL, "a database has its conninfo");
+			/* every password=<value> that starts a parameter: its value is not in the display */
+			for (const char *p = s; (p = strstr(p, "password=")) != NULL; p++)
+			{
+				size_t		n = 0;
+				char		shown[64];
+
+				if (p != s && p[-1] != ' ' && p[-1] != '?' && p[-1] != '&')
+					continue;
+				while (n < 40 && isalnum((unsigned char) p[9 + n]))
+					n++;
+				if (n < 4)
+					continue;
+				snprintf(shown, sizeof(shown), "password=%.*s", (int) n, p + 9);
+				if (strstr(strstr(s, shown) + 1, shown) != NULL)
+					continue;	/* the same text twice: the other may be a value of another parameter */
+				FUZZ_CHECK(strstr(spec.display, shown) == NULL, "the display never shows a password= value");
+			}
+			/* postgres://user:password@host: the password is not in the display */
+			if (strncmp(s, "postgres", 8) == 0 && strstr(s, "://") != NULL)
+			{
+				const char *auth = strstr(s, "://") + 3;
+				size_t		alen = strcspn(auth, "/?");
+				const char *at = memchr(auth, '@', alen);
+				const char *colon = at ? memchr(auth, ':', at - auth) : NULL;
+
+				if (colon != NULL && at - colon > 4)
+				{
+					char		pw[64];
+
+					snprintf(pw, sizeof(pw), ":%.*s@", (int) Min(at - colon - 1, 40), colon + 1);
+					/* (when the input holds that text once: elsewhere it is not a password) */
+					if (at - colon - 1 <= 40 && strstr(strstr(s, pw) + 1, pw) == NULL)
+						FUZZ_CHECK(strstr(spec.display, pw) == NULL, "the display never shows user:password@'s password");
+				}
+			}
+		}
 		else
 			FUZZ_CHECK(spec.path != NULL, "a directory has its path");
 		connstr_free(&spec);

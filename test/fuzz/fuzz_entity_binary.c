@@ -6,7 +6,9 @@
  * input's) - or 0.3.0's form of it (the order as an array after the directory), which is read into
  * today's form: the input viewed as stored shows the same entity (the same JSON, equal, the same
  * name-order bytes); its JSON parses back to the same bytes (the order written included) and its
- * form holds (fuzz_check_form).
+ * form holds (fuzz_check_form). 0.3.0's bytes of what was read (entity_legacy_form, what the
+ * functions kept for 0.3.0's SQL compare and hash) are the input's when it was 0.3.0's form, and
+ * read back into the same entity when it was today's.
  */
 #include "postgres_fe.h"
 
@@ -14,6 +16,22 @@
 #include "fuzz.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* 0.3.0's bytes of v, in one buffer (allocated); their length in *len. */
+static uint8 *
+legacy_bytes(const EntityView *v, size_t *len)
+{
+	EntityLegacyForm f;
+	uint8	   *buf;
+
+	entity_legacy_form(v, &f);
+	*len = (size_t) f.head_len + f.data_len;
+	buf = palloc(*len + 1);
+	memcpy(buf, f.head, f.head_len);
+	if (f.data_len > 0)
+		memcpy(buf + f.head_len, f.data, f.data_len);
+	return buf;
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -45,13 +63,35 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(entity_eq_unordered(&legacy, &now) && entity_cmp_unordered(&legacy, &now) == 0,
 				   "0.3.0's form as stored is equal to today's");
 		fuzz_check_unordered(&legacy);
+		{
+			size_t		len;
+			uint8	   *old = legacy_bytes(&now, &len);
+
+			FUZZ_CHECK(len == size && memcmp(old, data, size) == 0,
+					   "0.3.0's bytes of the form read are the bytes 0.3.0 stored");
+		}
 		fuzz_check_json_roundtrip(e);
 		fuzz_check_form(e);
 	}
 	else
 	{
+		EntityView	v;
+		size_t		len;
+		uint8	   *old;
+		struct varlena *back;
+
 		FUZZ_CHECK(VARSIZE(e) - VARHDRSZ == size && memcmp(VARDATA(e), data, size) == 0,
 				   "an accepted binary input is kept byte for byte (only canonical forms pass)");
+		entity_view_init(&v, (const uint8 *) VARDATA(e), VARSIZE(e) - VARHDRSZ);
+		old = legacy_bytes(&v, &len);
+		if (!(data[1] & ENTITY_ORDER_IN_DIR))
+			FUZZ_CHECK(len == size && memcmp(old, data, size) == 0, "without an order, 0.3.0's bytes are today's");
+		else
+		{
+			back = entity_from_binary(old, len, &err);
+			FUZZ_CHECK(back != NULL && VARSIZE(back) == VARSIZE(e) && memcmp(VARDATA(back), VARDATA(e), size) == 0,
+					   "0.3.0's bytes of an entity with an order are read back into it");
+		}
 		fuzz_check_json_roundtrip(e);
 		fuzz_check_form(e);
 	}

@@ -6,14 +6,19 @@
  * DateTime range, and the service's form of that Timestamp reads back as the service's form of the
  * same Timestamp, and is exactly what etag_text_format writes again (one text per Timestamp).
  * etag_text_same (If-Match's comparison): the input split in two halves compares as a model
- * says (both halves with each %3A or %3a read as ':', left to right, then byte for byte), both
- * ways round; the service's form is the same as its spelling with plain colons.
+ * says (both halves with each %3A or %3a read as ':', left to right, then the trailing zeros of a
+ * fraction of 1 to 7 digits before a closing Z'" dropped, with its '.' when all are zeros, the
+ * weak prefix's W in either case when both have one, then byte for byte), both ways round; the
+ * service's form is the same as its spelling with plain colons, and as its spelling with seven
+ * fractional digits (Azurite's).
  */
 #include "postgres_fe.h"
 
 #include "edm.h"
 #include "etag_text.h"
 #include "fuzz.h"
+
+#include <ctype.h>
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,6 +39,56 @@ colons_decoded(const char *s, size_t n, char *out)
 			out[m++] = s[i];
 	}
 	return m;
+}
+
+/* The model's second step: the trailing zeros of .<1 to 7 digits>Z'" at the end of s dropped. */
+static size_t
+zeros_dropped(char *s, size_t n)
+{
+	size_t		d = 0,
+				keep;
+
+	if (n < 5 || memcmp(s + n - 3, "Z'\"", 3) != 0)
+		return n;
+	while (d < n - 3 && isdigit((unsigned char) s[n - 4 - d]))
+		d++;
+	if (d < 1 || d > 7 || d == n - 3 || s[n - 4 - d] != '.')
+		return n;
+	keep = n - 3;
+	while (keep > n - 3 - d && s[keep - 1] == '0')
+		keep--;
+	if (keep == n - 3 - d)
+		keep--;					/* the '.' */
+	memmove(s + keep, s + n - 3, 3);
+	return keep + 3;
+}
+
+/* The service's form in buf[n] with seven fractional digits, into out: its length */
+static size_t
+seven_digits(const char *buf, size_t n, char *out)
+{
+	const char *z = buf + n - 3;	/* Z'" */
+	const char *dot = z;
+	size_t		m;
+
+	while (dot > buf && dot[-1] != '.' && dot[-1] != 'A' && dot[-1] != ':')
+		dot--;
+	if (dot > buf && dot[-1] == '.')
+	{
+		m = (size_t) (z - buf);
+		memcpy(out, buf, m);
+		for (size_t k = (size_t) (z - dot); k < 7; k++)
+			out[m++] = '0';
+	}
+	else
+	{
+		m = (size_t) (z - buf);
+		memcpy(out, buf, m);
+		memcpy(out + m, ".0000000", 8);
+		m += 8;
+	}
+	memcpy(out + m, z, 3);
+	return m + 3;
 }
 
 int
@@ -75,6 +130,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(etag_text_same(buf, n, plain, m) && etag_text_same(plain, m, buf, n),
 					   "the service's form and its plain-colon spelling are the same ETag");
 		}
+		{
+			char		seven[ETAG_TEXT_MAX + 8];
+			size_t		m = seven_digits(buf, n, seven);
+			int64		back7 = 0;
+
+			FUZZ_CHECK(etag_text_parse(seven, m, &back7) == ETAG_TEXT_SERVICE && back7 == ticks,
+					   "seven fractional digits name the same Timestamp");
+			FUZZ_CHECK(etag_text_same(buf, n, seven, m) && etag_text_same(seven, m, buf, n),
+					   "the service's form and its seven-digit spelling are the same ETag");
+			if (m > 4 && seven[m - 4] == '0')
+			{
+				seven[m - 4] = '1';
+				FUZZ_CHECK(!etag_text_same(buf, n, seven, m), "another last digit is another ETag");
+			}
+		}
 	}
 	{
 		const char *a = (const char *) data,
@@ -83,9 +153,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					blen = size - size / 2;
 		char		da[4096],
 					db[4096];
-		size_t		na = colons_decoded(a, alen, da),
-					nb = colons_decoded(b, blen, db);
-		bool		model = na == nb && memcmp(da, db, na) == 0;
+		size_t		na = zeros_dropped(da, colons_decoded(a, alen, da)),
+					nb = zeros_dropped(db, colons_decoded(b, blen, db));
+		bool		model;
+
+		/* the weak prefix in either case when both have one (If-Match: w/"..." is W/"...") */
+		if (na >= 3 && nb >= 3 && (da[0] == 'W' || da[0] == 'w') && (db[0] == 'W' || db[0] == 'w') &&
+			memcmp(da + 1, "/\"", 2) == 0 && memcmp(db + 1, "/\"", 2) == 0)
+			da[0] = db[0] = 'W';
+		model = na == nb && memcmp(da, db, na) == 0;
 
 		FUZZ_CHECK(etag_text_same(a, alen, b, blen) == model, "If-Match's comparison is the model's");
 		FUZZ_CHECK(etag_text_same(b, blen, a, alen) == model, "both ways round");

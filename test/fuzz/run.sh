@@ -14,14 +14,14 @@ set -eu -o pipefail
 FUZZ_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$FUZZ_DIR/../../scripts/lib.sh"
 
-TARGETS=(entity_json entity_binary etag_text odata index json gw_url gw_query gw_multipart gw_auth gw_sas gw_oauth gw_acl gw_props gw_continuation copy_connstr copy_jsonl)
+TARGETS=(entity_json entity_binary etag_text odata route_key index json gw_url gw_query gw_multipart gw_auth gw_sas gw_oauth gw_acl gw_props gw_continuation gw_framing copy_connstr copy_jsonl)
 # every extension target links the whole backend-free core (src/core: the parsers and codecs)
 BUILD="$FUZZ_DIR/build"
 CLANG=clang-14
 
 # the gateway's parsers (src/gateway), built as the gateway is: with the core's codecs
 # (src/core, for the frontend) and PostgreSQL's frontend libraries
-GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation multipart ops version)
+GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation multipart ops version framing)
 GW_CORE=(edm json_lex sign ts_error)
 build_gw() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib version
@@ -44,7 +44,7 @@ build_gw() {
 
 # tablestore-copy's parsers (src/copy), with the whole core and the arena allocator of the
 # extension's targets (fuzz_support.c), zlib and libxxhash
-COPY_PARSERS=(mem connstr jsonl record manifest)
+COPY_PARSERS=(mem connstr jsonl record manifest filter)
 build_copy() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib
 	ts_install_packages clang-14 libclang-rt-14-dev postgresql-server-dev-15 zlib1g-dev libxxhash-dev
@@ -99,6 +99,6 @@ case "${1:-}" in
 	--list) printf '%s\n' "${TARGETS[@]}" ;;
 	--all)
 		for t in "${TARGETS[@]}"; do fuzz "$t" "${2:-600}"; done ;;
-	entity_json | entity_binary | etag_text | odata | index | json | gw_url | gw_query | gw_multipart | gw_auth | gw_sas | gw_oauth | gw_acl | gw_props | gw_continuation | copy_connstr | copy_jsonl) fuzz "$1" "${2:-600}" ;;
+	entity_json | entity_binary | etag_text | odata | route_key | index | json | gw_url | gw_query | gw_multipart | gw_auth | gw_sas | gw_oauth | gw_acl | gw_props | gw_continuation | gw_framing | copy_connstr | copy_jsonl) fuzz "$1" "${2:-600}" ;;
 	*) sed -n '2,13p' "$0"; exit 2 ;;
 esac

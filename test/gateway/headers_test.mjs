@@ -4,6 +4,9 @@
 // refused: 400 InvalidHeaderValue with the service's error body, the connection closed. Raw HTTP,
 // one exchange per header, signed with the account key (the signature is never reached).
 // Also: list-valued headers given twice still pass, and a request with each header once is served.
+// And framing (the gwlimits review, item 10): HTTP/1.0 with Transfer-Encoding is faulty framing
+// (400, closed: it was decoded and the connection kept); a NUL byte inside a header value, in the
+// middle of the head or in its last line, is 400 (it was cut there and the request served).
 //   node headers_test.mjs --port N --account NAME:KEY
 // Prints one line per check and "N passed, N failed".
 import { account, args, ok, raw, signedHead, summary } from './http_lib.mjs';
@@ -64,5 +67,24 @@ for (const [name, v1, v2] of added) {
 	// list-valued headers may come on several lines (RFC 9110 §5.3)
 	const res = await raw(PORT, [headWith(['Accept: application/json;odata=nometadata', 'Prefer: return-no-content', 'Prefer: odata.maxpagesize=5'])], { timeoutMs: 5000 });
 	ok(res.status === 200, 'Accept and Prefer on two lines each: served', `${res.status} ${res.text.slice(0, 200)}`);
+}
+{
+	// HTTP/1.0 with Transfer-Encoding: chunked and keep-alive, then a second request on the connection
+	const h1 = headWith(['Transfer-Encoding: chunked', 'Connection: keep-alive']).replace('HTTP/1.1', 'HTTP/1.0');
+	const h2 = headWith(['Connection: keep-alive']).replace('HTTP/1.1', 'HTTP/1.0');
+	const res = await raw(PORT, [h1 + '5\r\nhello\r\n0\r\n\r\n' + h2], { timeoutMs: 3000 });
+	const answers = res.text.match(/HTTP\/1\.[01] \d+/g) ?? [];
+	console.log(`# HTTP/1.0 with Transfer-Encoding, then a second request: answers ${JSON.stringify(answers)}, ${res.closed ? 'closed' : 'left open'}`);
+	ok(answers.length === 1 && res.status === 400 && res.closed && errorCode(res) === 'InvalidHeaderValue',
+		'HTTP/1.0 with Transfer-Encoding: 400 InvalidHeaderValue, one answer, connection closed', JSON.stringify(answers));
+	// a NUL byte inside a value: in the middle of the head, and in its last line
+	const mid = headWith([]).replace(/(x-ms-version: [^\r]*)/, '$1\u0000junk');
+	const last = headWith(['X-Last: ab\u0000cd']);
+	for (const [where, head] of [['a value in the middle (x-ms-version)', mid], ['the last line', last]]) {
+		const r = await raw(PORT, [head], { timeoutMs: 3000 });
+		ok(r.status === 400 && errorCode(r) === 'InvalidHeaderValue', `a NUL byte inside ${where}: 400 InvalidHeaderValue`, `${r.status} ${r.text.slice(0, 120)}`);
+	}
+	const plain = await raw(PORT, [headWith(['X-Last: abcd  '])], { timeoutMs: 3000 });
+	ok(plain.status === 200, 'trailing spaces in the last value: served', `${plain.status}`);
 }
 process.exit(summary() ? 0 : 1);

@@ -4,9 +4,13 @@
 // names: the account key, a table SAS with only `a`, and a SAS naming a stored access policy that
 // does not exist (a revoked one: its signature passes before the body, its policy is read after).
 // Meanwhile account B writes 4 KB entities, each on a connection of its own: every one must
-// succeed. A further phase has one SAS of A stall 20 partial bodies: that credential holds at most
-// its share, and A's other credential (its key) still writes.
-// Bounded: 20 connections per phase, 20 writes of B per phase, each phase at most 30 s. Loopback.
+// succeed. A further phase has each credential of A stall 30 partial bodies of 1 MiB (60 MiB of
+// buffers, more than the 64 MiB budget leaves one credential once B's guaranteed room is kept):
+// that credential holds at most what it may (its next body is refused), B still writes, and
+// while a SAS holds, A's key still writes (the room kept for it). Last, unauthenticated CORS
+// preflights (OPTIONS) announcing 4 MiB bodies to both accounts (gwlimits review, item 1):
+// each is refused at once (400, connection closed), before its body is read, so they hold nothing.
+// Bounded: at most 30 connections per phase, 20 writes of B per phase, each phase at most 30 s. Loopback.
 //   node load_budget.mjs --port N --a NAME:KEY --b NAME:KEY [--pid GATEWAY_PID]
 // Prints what it measured, one check per property, and "N passed, N failed".
 import crypto from 'node:crypto';
@@ -22,6 +26,7 @@ const TA = 'budgeta' + crypto.randomBytes(3).toString('hex');
 const TB = 'budgetb' + crypto.randomBytes(3).toString('hex');
 const ANNOUNCED = 4194204;
 const CONNECTIONS = 20;
+const PARTIAL = 30;			/* connections stalling 1 MiB each (a 2 MiB buffer each) */
 
 // An attacker's connection: the head, then `send` bytes of the body, then nothing; it records the
 // status of an answer, if one comes, and whether the server closed it.
@@ -87,12 +92,13 @@ for (const [kind, head] of Object.entries(heads)) {
 	await pause(200);
 }
 
-// partial bodies: each connection sends 1 MiB and stalls; one credential of A holds at most its
-// share, the account at most its own, and B and A's other credential keep writing. A body past a
-// share is refused as it arrives (its answer, 503, waits for the rest of the body, which these
-// never send): the credential's own next large body shows it, answered 503 ServerBusy once sent.
+// partial bodies: each connection sends 1 MiB and stalls; one credential of A holds at most what
+// it may (the budget less B's guaranteed room, less for a SAS the room kept for A's key), and B
+// and A's key keep writing. A body past that is refused as it arrives (its answer, 503, waits
+// for the rest of the body, which these never send): the credential's own next large body shows
+// it, answered 503 ServerBusy once sent.
 for (const [kind, head] of Object.entries(heads)) {
-	const held = Array.from({ length: CONNECTIONS }, () => hold(head(), 1024 * 1024));
+	const held = Array.from({ length: PARTIAL }, () => hold(head(), 1024 * 1024));
 	await pause(1500);
 	const b = await writes(ACCT_B, TB, 20, 'p');
 	const aOther = kind === 'the account key' ? null : await writes(ACCT_A, TA, 3, 'k');
@@ -100,15 +106,30 @@ for (const [kind, head] of Object.entries(heads)) {
 	const mine = await raw(PORT, [head().replace(`Content-Length: ${ANNOUNCED}`, `Content-Length: ${1024 * 1024}`), Buffer.alloc(1024 * 1024, 0x61)], { timeoutMs: 10000 });
 	const early = held.map((h) => h.status || (h.closed ? 'closed' : 'held'));
 	held.forEach((h) => h.socket.destroy());
-	console.log(`# ${CONNECTIONS} connections of A with ${kind} each sending 1 MiB then stalling: ${tally(early)}; ` +
+	console.log(`# ${PARTIAL} connections of A with ${kind} each sending 1 MiB then stalling: ${tally(early)}; ` +
 		`B's 4 KB writes ${tally(b)}${aOther ? `; A's writes with its key meanwhile ${tally(aOther)}` : ''}; ` +
 		`a further 1 MiB body with the same credential: ${mine.status} ${/"code":"(\w+)"/.exec(mine.text)?.[1] ?? ''}`);
 	ok(count(b, 204) === b.length, `stalled 1 MiB bodies of A with ${kind}: every 4 KB write of B succeeds`, tally(b));
 	ok(mine.status === 503 && /ServerBusy/.test(mine.text) && /Retry-After: 1/i.test(mine.text),
-		`stalled 1 MiB bodies of A with ${kind}: the credential's share is used up (its next 1 MiB body: 503 ServerBusy, Retry-After)`, `${mine.status} ${mine.text.slice(-300)}`);
+		`stalled 1 MiB bodies of A with ${kind}: the credential holds all it may (its next 1 MiB body: 503 ServerBusy, Retry-After)`, `${mine.status} ${mine.text.slice(-300)}`);
 	if (aOther)
-		ok(count(aOther, 204) === aOther.length, `stalled bodies of A with ${kind}: A's writes with its key succeed (a credential does not take the account's share)`, tally(aOther));
+		ok(count(aOther, 204) === aOther.length, `stalled bodies of A with ${kind}: A's writes with its key succeed (the room kept for the key)`, tally(aOther));
 	await pause(300);
+}
+
+// unauthenticated CORS preflights with bodies, to both accounts: refused before their bodies
+{
+	const pre = (acct) => `OPTIONS /${acct.name}/Tables HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nOrigin: http://evil.example\r\n` +
+		`Access-Control-Request-Method: PUT\r\nContent-Length: ${ANNOUNCED}\r\n\r\n`;
+	const held = Array.from({ length: PARTIAL }, (_, i) => hold(pre(i % 2 ? ACCT_A : ACCT_B), 1024 * 1024));
+	await pause(1500);
+	const b = await writes(ACCT_B, TB, 20, 'o');
+	const early = held.map((h) => h.status || (h.closed ? 'closed' : 'held'));
+	held.forEach((h) => h.socket.destroy());
+	console.log(`# ${PARTIAL} unauthenticated preflights announcing ${ANNOUNCED} bytes and sending 1 MiB: answered ${tally(early)}; B's 4 KB writes ${tally(b)}`);
+	// refused on its head: 400 and closed (the client, still sending its body, may get a reset before it reads the 400)
+	ok(held.every((h) => h.status === 400 || (h.closed && h.status === 0)), 'a CORS preflight with a body is refused (400, closed) before its body is read, not held', tally(early));
+	ok(count(b, 204) === b.length, 'preflight bodies: every 4 KB write of B succeeds', tally(b));
 }
 
 clearInterval(sampler);

@@ -5,8 +5,10 @@
 # @azure/data-tables of test/sdk (scripts/lib.sh ts_node_setup). Ends with "N passed, N failed"; non-zero on a failure.
 # Everything it starts is stopped on exit.
 #
-# Also: security checks, fairness and memory under load (request bodies, answers not read),
-# duplicate headers, start-up refusals and a signal during start-up, a full pool, a database restart.
+# Also: security checks, fairness and memory under load (request bodies, answers not read, heavy
+# clients, answers admitted with 16 workers, a respelled bearer token, idle connections,
+# preflight floods), duplicate headers and framing, start-up refusals and signals (during
+# start-up, SIGHUP, SIGQUIT), a full pool, a database restart.
 #
 #   bash test/gateway/run.sh
 #   TS_PG_CONFIG=/opt/pg-gw/usr/lib/postgresql/15/bin/pg_config bash test/gateway/run.sh   (a private PostgreSQL)
@@ -17,11 +19,12 @@ GW_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$GW_TEST_DIR/../../scripts/lib.sh"
 
 GW_PID=
+LIMITS_PID=
 BUSY_PID=
 GW_LOG=
 cleanup() {
 	local p
-	for p in $GW_PID $BUSY_PID; do
+	for p in $GW_PID $BUSY_PID $LIMITS_PID ${OWNER_GW_PID:-}; do
 		if kill -0 "$p" 2>/dev/null; then
 			kill "$p" 2>/dev/null || true
 			wait "$p" 2>/dev/null || true
@@ -104,6 +107,35 @@ else
 	passed=$((passed + 1))
 fi
 psql -q -c "SELECT tablestore.drop_table('IdxLoad')" >/dev/null
+# the same through a gateway connected as its database's owner, a role that is not a superuser
+# (doc/gateway.md): it starts (claim_account) and reads a policy's progress during its build
+psql -q -v ON_ERROR_STOP=1 -c "CREATE ROLE gwowner LOGIN" -c "CREATE DATABASE gwowned OWNER gwowner" >/dev/null
+psql -q -v ON_ERROR_STOP=1 -d gwowned -c "CREATE EXTENSION tablestore" -c "GRANT CREATE ON SCHEMA tablestore_data TO gwowner" >/dev/null
+psql -q -v ON_ERROR_STOP=1 -d gwowned -U gwowner >/dev/null <<'SQL'
+SELECT tablestore.create_table('IdxOwned');
+INSERT INTO tablestore_data.idxowned (partition_key, row_key, properties)
+SELECT 'p' || (i % 100), lpad(i::text, 7, '0'),
+	format('{"Code":%s,"Name":"n%s","Note":"%s"}', i, i, repeat('x', 40))::tablestore.entity
+FROM generate_series(1, 50000) i;
+SQL
+OWNER_GW_PORT=$(ts_free_port)
+"$GW_BIN" --port "$OWNER_GW_PORT" --timeout 2 --request-timeout 3 \
+	--dsn "host=$PGHOST port=$PGPORT user=gwowner dbname=gwowned" >>"$GW_LOG" 2>&1 &
+OWNER_GW_PID=$!
+for _ in $(seq 1 50); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$OWNER_GW_PORT") 2>/dev/null && break
+	sleep 0.1
+done
+if kill -0 "$OWNER_GW_PID" 2>/dev/null; then
+	echo "ok   a gateway connected as its database's owner (not a superuser) starts"
+	passed=$((passed + 1))
+	tally 180 node "$GW_TEST_DIR/indexing_test.mjs" --port "$OWNER_GW_PORT" --load-table IdxOwned
+else
+	echo "FAIL a gateway connected as its database's owner (not a superuser) does not start:"
+	tail -3 "$GW_LOG"
+	failed=$((failed + 1))
+fi
+kill "$OWNER_GW_PID" 2>/dev/null; wait "$OWNER_GW_PID" 2>/dev/null || true
 
 SDK_PKG=${GW_SDK_PACKAGE:-$TS_NODE_DIR/package.json}
 if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
@@ -141,6 +173,9 @@ if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
 	NODE_EXTRA_CA_CERTS="$TLS_DIR/tls.crt" tally 60 node "$GW_TEST_DIR/tls_oauth.mjs" "$TLS_PORT" "$SIGNED_PORT" "$GW_PORT" \
 		"$TLS_DIR/jwt.key" "$SDK_PKG"
 fi
+# one bearer token spelled 184 ways holds no more than one token may: the account key still writes
+ts_log "a bearer token respelled (load_bearer.mjs)"
+tally 60 node "$GW_TEST_DIR/load_bearer.mjs" --port "$SIGNED_PORT" --jwt-key "$TLS_DIR/jwt.key"
 # the attacker's view (security_test.mjs): two configured accounts, secA in database sectest and
 # secB in sectest_secb (which the gateway creates)
 psql -q -c "CREATE DATABASE sectest" >/dev/null && psql -q -d sectest -c "CREATE EXTENSION tablestore" >/dev/null
@@ -173,10 +208,37 @@ tally 180 node "$GW_TEST_DIR/load_budget.mjs" --port "$SEC_PORT" --pid "$SEC_PID
 # answers nobody reads: bounded memory, dropped, memory returned
 ts_log "answers not read (load_readers.mjs)"
 tally 180 node "$GW_TEST_DIR/load_readers.mjs" --port "$SEC_PORT" --pid "$SEC_PID" --a "secA:$KEYA" --b "secB:$KEYB" --send-timeout 3
-# a header that may appear once, given twice
+# a header that may appear once, given twice; framing (HTTP/1.0 with Transfer-Encoding, NUL bytes)
 tally 60 node "$GW_TEST_DIR/headers_test.mjs" --port "$SEC_PORT" --account "secA:$KEYA"
+# idle connections from 8 addresses and a flood of unauthenticated preflights do not lock B out
+ts_log "connection slots and preflights (load_slots.mjs)"
+tally 90 node "$GW_TEST_DIR/load_slots.mjs" --port "$SEC_PORT" --a "secA:$KEYA" --b "secB:$KEYB"
 kill "$SEC_PID" 2>/dev/null; wait "$SEC_PID" 2>/dev/null || true
 rm -f "$SEC_LOG"
+
+# small budgets and 16 database workers per account: the answers one SAS holds stay within the
+# budget whatever pool_size is, Expect: 100-continue without room is refused before the body, and
+# a refused body still times out (load_limits.mjs)
+LIMITS_PORT=$(ts_free_port)
+AZURITE_ACCOUNTS="secA:$KEYA;secB:$KEYB" "$GW_BIN" --port "$LIMITS_PORT" --body-memory 16 --response-memory 64 --pool 16 \
+	--request-timeout 2 --send-timeout 30 --dsn "host=$PGHOST port=$PGPORT user=postgres dbname=sectest" >>"$GW_LOG" 2>&1 &
+LIMITS_PID=$!
+for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$LIMITS_PORT") 2>/dev/null && break; sleep 0.1; done
+ts_log "answers admitted at once, Expect and timeouts after a refusal (load_limits.mjs)"
+tally 120 node "$GW_TEST_DIR/load_limits.mjs" --port "$LIMITS_PORT" --a "secA:$KEYA" --b "secB:$KEYB" --response-mb 64
+kill "$LIMITS_PID" 2>/dev/null; wait "$LIMITS_PID" 2>/dev/null || true
+# legitimate heavy clients through one key (the official SDK, no retries), on a gateway with the
+# default budgets and timeouts: parallel 3.9 MB batches and parallel 17.9 MB pages, all served
+if [ -d "$(dirname "$SDK_PKG")/node_modules/@azure/data-tables" ]; then
+	LIMITS_PORT=$(ts_free_port)
+	AZURITE_ACCOUNTS="secA:$KEYA;secB:$KEYB" "$GW_BIN" --port "$LIMITS_PORT" \
+		--dsn "host=$PGHOST port=$PGPORT user=postgres dbname=sectest" >>"$GW_LOG" 2>&1 &
+	LIMITS_PID=$!
+	for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$LIMITS_PORT") 2>/dev/null && break; sleep 0.1; done
+	ts_log "heavy clients through one key (load_heavy.mjs)"
+	tally 150 node "$GW_TEST_DIR/load_heavy.mjs" --port "$LIMITS_PORT" --a "secA:$KEYA" --sdk "$SDK_PKG"
+	kill "$LIMITS_PID" 2>/dev/null; wait "$LIMITS_PID" 2>/dev/null || true
+fi
 
 # configurations that would let tokens through too easily are refused at start-up
 # refused_at_startup WHAT [GATEWAY ARGS...]: the gateway exits at once with an error (one that

@@ -6,7 +6,8 @@
 #    (TSX04) before the second node is written: a COMMIT that would fail on node 2 leaves nothing
 #    committed on node 1.
 # 2. Shard fences: a node refuses direct calls for a shard a move is copying to it or has switched
-#    away from (TSX03); calls forwarded by the coordinator pass.
+#    away from (TSX03); calls forwarded by the coordinator pass, and only those: a role of the node
+#    that marks its calls as the coordinator's (routed_by_coordinator) is refused.
 # 3. A shard moves away and back while the gateway keeps its shard map (10 s): the gateway's calls
 #    reach the old node's filling copy, which refuses them, and the coordinator answers: every
 #    acknowledged write is there, and pages during the move miss none.
@@ -122,6 +123,47 @@ if ($only{2})
 	like(c(q{SELECT etag FROM tablestore.get_entity('Orders', 'p3', '0003')}), qr/^W\//, 'a call forwarded by the coordinator passes the fence');
 	on($owner, q{DELETE FROM tablestore_internal.shard_fences});
 	like(on($owner, q{SELECT etag FROM tablestore.get_entity('Orders', 'p3', '0003')}), qr/^W\//, 'without the fence the node answers');
+
+	# Only the coordinator passes a fence: a role of the node's own that marks its calls as the
+	# coordinator's (routed_by_coordinator, which anyone may call) is refused, a coordinator
+	# whose user mapping's role is not a superuser still passes (it owns the node's table).
+	for my $n (qw(n1 n2 n3))
+	{
+		on($n, q{CREATE ROLE app LOGIN; GRANT CREATE ON SCHEMA tablestore_data, tablestore_shards TO app;
+			CREATE ROLE mallory LOGIN});
+	}
+	c(q{CREATE ROLE app LOGIN; GRANT CREATE ON SCHEMA tablestore_data, tablestore_shards TO app; GRANT USAGE ON FOREIGN SERVER n1, n2, n3 TO app;
+		CREATE USER MAPPING FOR app SERVER n1 OPTIONS (user 'app', password_required 'false');
+		CREATE USER MAPPING FOR app SERVER n2 OPTIONS (user 'app', password_required 'false');
+		CREATE USER MAPPING FOR app SERVER n3 OPTIONS (user 'app', password_required 'false');
+		SET ROLE app; SELECT tablestore.create_table('Apps'); SELECT tablestore.distribute_table('Apps', ARRAY['n1', 'n2', 'n3'], 3);
+		SELECT tablestore.insert_entity('Apps', '{"PartitionKey":"a1","RowKey":"r1"}')});
+	my $as = c(q{SELECT shard FROM tablestore.route('Apps', 'a1')});
+	my $ao = c(q{SELECT server FROM tablestore.route('Apps', 'a1')});
+	is(on($ao, qq{SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'tablestore_shards.apps_$as'::regclass}), 'app',
+		'the node\'s shard table belongs to the user mapping\'s role');
+	on($ao, qq{GRANT SELECT, INSERT, UPDATE, DELETE ON tablestore_data.apps, tablestore_shards.apps_$as TO mallory;
+		INSERT INTO tablestore_internal.shard_fences (shard_table, table_key, shard, state, move)
+		VALUES ('tablestore_shards.apps_$as', 'apps', $as, 'filling', 'test')});
+	my $mallory = sub { my ($sql) = @_; my ($rc, $out, $err) = $node{$ao}->psql($db, "SET ROLE mallory; $sql"); return "$out$err" };
+	like($mallory->(q{SELECT tablestore.insert_entity(tablestore.routed_by_coordinator('Apps'::text), '{"PartitionKey":"a1","RowKey":"sneaked"}')}),
+		qr/shard \d+ of the table "apps" is being copied to this node/, 'a plain role on a node cannot pass a fence with routed_by_coordinator (write)');
+	like($mallory->(q{SELECT etag FROM tablestore.get_entity(tablestore.routed_by_coordinator('Apps'::text), 'a1', 'r1')}),
+		qr/is being copied to this node/, 'nor read through it');
+	is(on($ao, q{SELECT count(*) FROM tablestore_data.apps WHERE row_key = 'sneaked'}), '0', 'nothing was written into the fenced shard');
+	like(c(q{SET ROLE app; SELECT etag FROM tablestore.get_entity('Apps', 'a1', 'r1')}), qr/^W\//,
+		'the coordinator\'s forwarded read, as the mapping\'s role app, passes the fence');
+	like(c(q{SET ROLE app; SELECT tablestore.insert_entity('Apps', '{"PartitionKey":"a1","RowKey":"r2"}')}), qr/^W\//,
+		'and its forwarded write');
+	on($ao, q{DELETE FROM tablestore_internal.shard_fences});
+
+	# what a session keeps of each function it forwarded is in a memory context of its own (the
+	# lookups that work it out are not left in TopMemoryContext)
+	is(c(q{SELECT etag IS NOT NULL FROM tablestore.get_entity('Orders', 'p3', '0003');
+		SELECT tablestore.upsert_entity('Orders', '{"PartitionKey":"p3","RowKey":"ctx"}') IS NOT NULL;
+		SELECT etag IS NOT NULL FROM tablestore.get_entity('Orders', 'p4', '0004');
+		SELECT count(*) FROM pg_backend_memory_contexts WHERE name = 'tablestore forwarded call' AND parent = 'TopMemoryContext'}),
+		"t\nt\nt\n2", 'two functions forwarded: two contexts of forwarded calls');
 }
 
 # ---------- 3. away and back while the gateway keeps its map ----------

@@ -8,6 +8,10 @@
 # and the coordinator still hold - is 503 ServerBusy with Retry-After, never a 500 with libpq's
 # text; the other nodes' partitions keep working. When node 2 is back, the gateway serves its
 # partitions again within a second.
+#
+# While the coordinator is down for longer than the gateway's shard map lives (10 s), the routed
+# gateway keeps serving every partition from the last map it read (issue 31 item 9); once it is
+# back, a shard moved meanwhile is found where it is (the old node refuses with TSX03).
 use strict;
 use warnings;
 use FindBin;
@@ -104,6 +108,50 @@ for my $gw ([ 'routed', $routed ], [ 'through the coordinator', $through ])
 	  or diag("$res->{status} " . substr($res->{content} // '', 0, 200));
 	$back = time;
 }
+
+# ---------- the coordinator down for longer than the gateway's map lives (issue 31 item 9) ----------
+# The routed gateway keeps routing by the last map it read: every node is up, so every
+# one-partition call is served; through the coordinator they are 503 meanwhile.
+for my $pk ($p1, $p2, $p3)
+{
+	my @c = calls($routed, $pk);
+	ok(!(grep { $_->[1]{status} >= 300 && $_->[1]{status} != 404 } @c), "before the coordinator stops: calls on $pk answered");
+}
+$coord->stop('fast');
+my $down = time;
+sleep 0.5;
+my ($served, $refused, @bad) = (0, 0);
+# past the map's 10 s lifetime, and on
+while (time - $down < 14)
+{
+	for my $pk ($p1, $p2, $p3)
+	{
+		for my $call (calls($routed, $pk))
+		{
+			my ($what, $res) = @$call;
+			if ($res->{status} < 300 || $res->{status} == 404) { $served++ }
+			else { $refused++; push @bad, sprintf('%.1f s: %s on %s: %s %s', time - $down, $what, $pk, $res->{status}, substr($res->{content} // '', 0, 120)) if @bad < 5 }
+		}
+	}
+	sleep 0.5;
+}
+note(sprintf('coordinator down for %.1f s: %d routed calls served, %d refused', time - $down, $served, $refused));
+ok($served > 0 && $refused == 0, "the coordinator down for longer than the map's lifetime: every routed call is served from the last map ($served)")
+  or diag(join "\n", @bad);
+my $res = TsMoves::request($http, $through, 'GET', "/Orders(PartitionKey='$p1',RowKey='r1')");
+is($res->{status}, 503, 'through the coordinator the calls are 503 meanwhile');
+$coord->start;
+# back: the map is read again; a shard moved since is found where it is now
+my $s1 = c("SELECT shard FROM tablestore.route('Orders', '$p1')");
+c("CALL tablestore.move_shard('Orders', $s1, 'n3')");
+my @after = calls($routed, $p1);
+ok(!(grep { $_->[1]{status} >= 300 && $_->[1]{status} != 404 } @after), "the coordinator back, shard $s1 moved to n3: calls on $p1 answered")
+  or diag(join ', ', map { "$_->[0] $_->[1]{status} " . substr($_->[1]{content} // '', 0, 120) } @after);
+sleep 1.2;		# the gateway reads the map again a second after a node refused a shard
+$res = TsMoves::request($http, $routed, 'POST', '/Orders', encode_json({ PartitionKey => $p1, RowKey => 'after' }), Prefer => 'return-no-content');
+is($res->{status}, 204, 'an insert after the move answered');
+is($env->{node}{n3}->safe_psql($db, "SELECT count(*) FROM tablestore_data.orders WHERE partition_key = '$p1' AND row_key = 'after'"), '1',
+	'and is on the node that holds the shard now');
 
 my $gwlog = join '', map { slurp_file($_->{log}) } $routed, $through;
 unlike($gwlog, qr/ 500 /, 'neither gateway answered a 500');

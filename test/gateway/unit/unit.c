@@ -2,9 +2,10 @@
  * unit.c - the gateway's C unit tests: the table of operations (ops.h), the error mapping
  * (errors.c over the extension's error table), URL and SAS parsing, the changeset parser, the
  * XML reader, CORS exposed headers and allowed origins, x-ms-version, the CRC64 of
- * x-ms-content-crc64, base64 capacity; the table of settings (every setting has a flag, a help
- * line, a default that passes its own check; --help lists them; a config-file key and its flag give
- * the same value); the core's rules the gateway calls (system property names).
+ * x-ms-content-crc64, base64 capacity; route_test.c: the routed mode's shard hash and PartitionKeys;
+ * the table of settings (every setting has a flag, a help line, a default that passes its own
+ * check; --help lists them; a config-file key and its flag give the same value); the core's rules
+ * the gateway calls (system property names, the calendar, Guids, entity URLs, the member loop).
  * Built by `make gateway-unit` (linked with every gateway object but main's); run by
  * test/gateway/run.sh. Prints one line per check and "N passed, N failed"; exits non-zero on a
  * failure.
@@ -19,7 +20,9 @@
 #include "config.h"
 #include "sas.h"
 #include "settings.h"
+#include "slots.h"
 #include "ts_error.h"
+#include "unit.h"
 #include "version.h"
 #include "xml.h"
 
@@ -29,14 +32,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static int	passed,
+int			passed,
 			failed;
-
-#define CHECK(cond, ...) \
-	do { \
-		if (cond) { passed++; } \
-		else { failed++; printf("FAIL %s:%d ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-	} while (0)
 
 /* ---------------------------------------------------------------- the table of operations */
 
@@ -509,62 +506,78 @@ static void
 test_budget(void)
 {
 	const size_t MiB = 1024 * 1024;
-	Budget	   *b = budget_create(64 * MiB, 16 * MiB, 8 * MiB);
+	const size_t U = 4 * MiB + 64 * 1024;	/* one whole body */
+	BudgetRules rules = {.limit = 64 * MiB, .guaranteed = 8 * MiB, .kept = 4 * MiB, .anonymous = 64 * 1024, .naccounts = 3};
+	Budget	   *b = budget_create(&rules);
 	BudgetKey	key_a,
 				sas_a,
 				sas_a2,
 				key_b,
+				key_c,
+				anon_a,
 				same;
-	size_t		as,
-				cs;
 
 	budget_key(&key_a, 0, "key", NULL, 0);
 	budget_key(&sas_a, 0, "sas", "sig1", 4);
 	budget_key(&sas_a2, 0, "sas", "sig2", 4);
 	budget_key(&key_b, 1, "key", NULL, 0);
+	budget_key(&key_c, 2, "key", NULL, 0);
+	budget_key(&anon_a, 0, "anonymous", NULL, 0);
 	budget_key(&same, 0, "sas", "sig1", 4);
 	CHECK(memcmp(sas_a.cred, same.cred, BUDGET_DIGEST) == 0, "one SAS signature is one credential");
 	CHECK(memcmp(sas_a.cred, sas_a2.cred, BUDGET_DIGEST) != 0, "two signatures are two credentials");
 	CHECK(memcmp(sas_a.cred, key_a.cred, BUDGET_DIGEST) != 0, "a SAS is not the key");
+	CHECK(anon_a.anonymous && !key_a.anonymous, "the anonymous holder is marked");
 
-	/* a credential holds at most its share; what it took is counted for its account too */
-	CHECK(budget_take(b, &sas_a, 8 * MiB) == BUDGET_OK, "a credential takes its whole share");
-	CHECK(budget_take(b, &sas_a, 1) == BUDGET_CREDENTIAL, "one byte more is past the credential's share");
-	CHECK(budget_room(b, &sas_a) == BUDGET_CREDENTIAL, "the credential has no room left");
-	CHECK(budget_credential_used(b, &sas_a) == 8 * MiB && budget_account_used(b, 0) == 8 * MiB, "counted for the credential and the account");
-	/* another credential of the account has room, up to the account's share */
-	CHECK(budget_take(b, &sas_a2, 8 * MiB) == BUDGET_OK, "another credential of the account takes its share");
-	CHECK(budget_take(b, &key_a, 1) == BUDGET_ACCOUNT, "the account's share is used up: its key gets nothing");
-	CHECK(budget_room(b, &key_a) == BUDGET_ACCOUNT, "the account has no room left");
-	/* another account is not touched */
-	CHECK(budget_take(b, &key_b, 8 * MiB) == BUDGET_OK, "another account takes its credential's share");
-	CHECK(budget_room(b, &key_b) == BUDGET_CREDENTIAL && budget_used(b) == 24 * MiB, "the global count is the sum");
-	/* giving back */
-	budget_give(b, &sas_a, 8 * MiB);
-	CHECK(budget_credential_used(b, &sas_a) == 0 && budget_account_used(b, 0) == 8 * MiB, "given back");
-	CHECK(budget_take(b, &key_a, 4 * MiB) == BUDGET_OK, "the account's key takes what the SAS gave back");
+	/* alone, a credential may take all but the others' guaranteed room and its account's kept room */
+	CHECK(budget_reach(b, &sas_a) == 64 * MiB - 2 * 8 * MiB - 4 * MiB, "a credential alone reaches 44 MiB (%zu)", budget_reach(b, &sas_a));
+	CHECK(budget_take(b, &sas_a, 44 * MiB) == BUDGET_OK, "a credential takes what is free beyond its account's guarantee");
+	CHECK(budget_take(b, &sas_a, 1) == BUDGET_CREDENTIAL, "one byte more would take the room kept for the account's key");
+	CHECK(budget_credential_used(b, &sas_a) == 44 * MiB && budget_account_used(b, 0) == 44 * MiB, "counted for the credential and the account");
+	/* the account's key has the kept room; other SASes do not */
+	CHECK(budget_take(b, &sas_a2, 1) == BUDGET_CREDENTIAL, "another SAS of the account does not take the key's room");
+	CHECK(budget_take(b, &key_a, 4 * MiB) == BUDGET_OK, "the account's key takes the room kept for it");
+	CHECK(budget_take(b, &sas_a2, 1) == BUDGET_ACCOUNT, "then the account reaches the other accounts' guaranteed room");
+	/* the other accounts: their guaranteed room is free */
+	CHECK(budget_check(b, &key_b, 8 * MiB) == BUDGET_OK && budget_used(b) == 48 * MiB, "another account has its guaranteed room (check takes nothing)");
+	CHECK(budget_take(b, &key_b, 8 * MiB + 1) == BUDGET_ACCOUNT, "but not more while the third account's is unused");
+	CHECK(budget_take(b, &key_b, 8 * MiB) == BUDGET_OK && budget_take(b, &key_c, 8 * MiB) == BUDGET_OK, "each takes its guaranteed room");
+	CHECK(budget_take(b, &key_c, 1) == BUDGET_GLOBAL, "then the whole budget is held");
+	/* giving back frees room for whoever comes */
+	budget_give(b, &sas_a, 44 * MiB);
+	CHECK(budget_credential_used(b, &sas_a) == 0 && budget_account_used(b, 0) == 4 * MiB, "given back");
+	CHECK(budget_take(b, &key_b, 20 * MiB) == BUDGET_OK, "another account borrows what is free");
+	CHECK(budget_reach(b, &key_a) == 4 * MiB + 24 * MiB, "the key of the first reaches the rest (%zu)", budget_reach(b, &key_a));
+	/* an anonymous holder: a small fixed amount */
+	CHECK(budget_take(b, &anon_a, 64 * 1024) == BUDGET_OK && budget_take(b, &anon_a, 1) == BUDGET_CREDENTIAL, "an anonymous holder holds at most 64 KiB");
+	budget_give(b, &anon_a, 64 * 1024);
 	/* charge: past the limits (an answer built already), then room is refused */
 	budget_charge(b, &key_b, 100 * MiB);
-	CHECK(budget_room(b, &key_b) == BUDGET_GLOBAL && budget_room(b, &key_a) == BUDGET_GLOBAL, "a charge past the global limit leaves no room for anyone");
+	CHECK(budget_check(b, &key_b, 1) == BUDGET_GLOBAL && budget_check(b, &key_a, 1) == BUDGET_GLOBAL, "a charge past the global limit leaves no room for anyone");
 	CHECK(budget_take(b, &key_a, 1) == BUDGET_GLOBAL, "and nothing can be taken");
-	budget_give(b, &key_b, 108 * MiB);
+	budget_give(b, &key_b, 128 * MiB);
 	budget_give(b, &key_a, 4 * MiB);
-	budget_give(b, &sas_a2, 8 * MiB);
+	budget_give(b, &key_c, 8 * MiB);
 	CHECK(budget_used(b) == 0 && budget_account_used(b, 0) == 0 && budget_account_used(b, 1) == 0, "everything given back");
-	CHECK(budget_take(b, &key_a, SIZE_MAX) == BUDGET_GLOBAL, "a huge take does not overflow");
+	CHECK(budget_take(b, &key_a, SIZE_MAX) != BUDGET_OK && budget_used(b) == 0, "a huge take does not overflow");
 	budget_destroy(b);
 
-	/* the shares */
-	budget_shares(64 * MiB, 2, 25, 50, 4 * MiB + 64 * 1024, &as, &cs);
-	CHECK(as == 16 * MiB && cs == 8 * MiB, "64 MiB, 25 %%, 50 %%: 16 MiB an account, 8 MiB a credential (%zu %zu)", as, cs);
-	budget_shares(64 * MiB, 1, 25, 50, 4 * MiB + 64 * 1024, &as, &cs);
-	CHECK(as == 64 * MiB && cs == 32 * MiB, "one account: all of it, half for a credential (%zu %zu)", as, cs);
-	budget_shares(8 * MiB, 3, 25, 50, 4 * MiB + 64 * 1024, &as, &cs);
-	CHECK(as == 4 * MiB + 64 * 1024 && cs == as, "the floor: one whole body fits for an account and a credential (%zu %zu)", as, cs);
-	budget_shares(4 * MiB + 64 * 1024, 3, 25, 50, 4 * MiB + 64 * 1024, &as, &cs);
-	CHECK(as == 4 * MiB + 64 * 1024 && cs == as, "never more than the limit (%zu %zu)", as, cs);
-	budget_shares(256 * MiB, 2, 25, 50, 0, &as, &cs);
-	CHECK(as == 64 * MiB && cs == 32 * MiB, "answers: 64 MiB an account, 32 MiB a credential (%zu %zu)", as, cs);
+	/* the rules from the settings */
+	budget_rules(64 * MiB, 2, 10, 50, U, 2, 0, &rules);
+	CHECK(rules.limit == 64 * MiB && rules.guaranteed == 64 * MiB / 10 && rules.kept == U,
+		  "bodies, 2 accounts: 6.4 MiB guaranteed, one body kept (%zu %zu)", rules.guaranteed, rules.kept);
+	CHECK(rules.limit - rules.guaranteed - rules.kept >= 2 * (4 * MiB + 1) + 10 * 4 * MiB,
+		  "a SAS alone holds two whole bodies and ten more; the key a further one");
+	budget_rules(64 * MiB, 1, 10, 50, U, 2, 0, &rules);
+	CHECK(rules.limit - rules.kept == 64 * MiB - U, "one account: all but the kept room");
+	budget_rules(64 * MiB, 32, 10, 50, U, 2, 0, &rules);
+	CHECK(rules.guaranteed == MiB && rules.guaranteed * 31 <= 32 * MiB, "32 accounts: half the budget promised at most (%zu)", rules.guaranteed);
+	budget_rules(4 * MiB, 3, 100, 100, U, 2, 0, &rules);
+	CHECK(rules.limit == 3 * U && rules.limit - 2 * rules.guaranteed - rules.kept >= 2 * U,
+		  "a small budget is raised so that two whole bodies fit for a credential alone (%zu %zu %zu)", rules.limit, rules.guaranteed, rules.kept);
+	budget_rules(256 * MiB, 2, 10, 50, 19 * MiB, 1, 64 * 1024, &rules);
+	CHECK(rules.guaranteed == 256 * MiB / 10 && rules.kept == 19 * MiB && rules.anonymous == 64 * 1024,
+		  "answers: 25.6 MiB guaranteed, one page kept (%zu %zu)", rules.guaranteed, rules.kept);
 }
 
 /* ---------------------------------------------------------------- framing and singleton headers (framing.c) */
@@ -601,6 +614,20 @@ test_framing(void)
 	CHECK(!refused(te_ok, false, why, sizeof(why)), "chunked, any case, spaces around: accepted (%s)", why);
 	CHECK(refused(space, false, why, sizeof(why)) && strstr(why, "malformed") != NULL, "a space before the colon (%s)", why);
 	CHECK(refused(folded, false, why, sizeof(why)), "a folded line run into Content-Length (%s)", why);
+	CHECK(refused(te_ok, true, why, sizeof(why)) && strstr(why, "HTTP/1.0") != NULL, "HTTP/1.0 with Transfer-Encoding: faulty framing (%s)", why);
+	{
+		Framing		f;
+		const char	v[] = "SharedKey a:b\0junk";
+
+		framing_init(&f);
+		framing_add_n(&f, "Host", 4, "x", 1);
+		framing_add_n(&f, "Authorization", 13, v, sizeof(v) - 1);
+		CHECK(framing_refused(&f, false, why, sizeof(why)) && strstr(why, "NUL") != NULL, "a NUL inside a header value (%s)", why);
+		framing_init(&f);
+		framing_add_n(&f, "Host", 4, "x", 1);
+		framing_add_n(&f, "Authorization", 13, v, strlen(v));
+		CHECK(!framing_refused(&f, false, why, sizeof(why)), "the lengths as measured: accepted (%s)", why);
+	}
 
 	/* every singleton, twice, in two cases: refused and named */
 	for (int i = 0; framing_singleton(i); i++)
@@ -625,6 +652,40 @@ test_framing(void)
 			n++;
 		CHECK(n >= 14, "the singleton list holds Host, Authorization, Content-MD5, the indexing policy and the others (%d)", n);
 	}
+}
+
+/* ---------------------------------------------------------------- connection slots (slots.c) and bearer identity */
+
+static void
+test_slots_and_tokens(void)
+{
+	/* (a signature with other unused bits in its last character does not decode: no key verifies it) */
+	const char *const spellings[] = {"Bearer h.p.c2lnbmF0dXI", "bearer h.p.c2lnbmF0dXI", "BEARER    h.p.c2lnbmF0dXI  ", NULL};
+	unsigned char *first = NULL,
+			   *id;
+	size_t		first_len = 0,
+				len;
+
+	CHECK(slots_reserve(1000) == 100 && slots_reserve(100) == 16 && slots_reserve(10) == 5, "the reserve: a tenth, at least 16, half of a tiny limit");
+	CHECK(slots_admit_counts(899, 126, 1000), "below the reserve anyone gets a connection");
+	CHECK(!slots_admit_counts(900, 126, 1000) && !slots_admit_counts(999, SLOTS_LIGHT, 1000), "in the reserve, an address holding many does not");
+	CHECK(slots_admit_counts(999, 0, 1000) && slots_admit_counts(950, SLOTS_LIGHT - 1, 1000), "but one holding few does");
+	for (int i = 0; spellings[i]; i++)
+	{
+		CHECK(oauth_token_identity(spellings[i], &id, &len), "a bearer header has an identity (%s)", spellings[i]);
+		if (i == 0)
+		{
+			first = id;
+			first_len = len;
+			continue;
+		}
+		CHECK(len == first_len && memcmp(id, first, len) == 0, "one token however it is spelled: %s", spellings[i]);
+		free(id);
+	}
+	CHECK(oauth_token_identity("Bearer h.p.b3RoZXI", &id, &len) && (len != first_len || memcmp(id, first, len) != 0), "another signature, another identity");
+	free(id);
+	free(first);
+	CHECK(!oauth_token_identity("SharedKey a:b", &id, &len) && id == NULL, "a key is not a token");
 }
 
 /* ---------------------------------------------------------------- x-ms-version */
@@ -753,7 +814,7 @@ test_settings(void)
 	CHECK(d.port == 10002 && d.threads == 4 && d.pool_size == 4 && d.queue_max == 256 && d.queue_timeout_ms == 10000 &&
 		  d.conn_timeout_s == 30 && d.request_timeout_s == 60 && d.statement_timeout_ms == 30000 &&
 		  d.max_connections == 1000 && d.per_ip_connections == 128 && d.header_limit == 32768 &&
-		  d.body_memory == 64u * 1024 * 1024 && d.response_memory == 256u * 1024 * 1024 && d.account_share_pct == 25 &&
+		  d.body_memory == 64u * 1024 * 1024 && d.response_memory == 256u * 1024 * 1024 && d.account_share_pct == 10 &&
 		  d.credential_share_pct == 50 && d.send_timeout_s == 10 && d.log_level == LOG_REQUESTS &&
 		  strcmp(d.listen_addr, "127.0.0.1") == 0 && d.default_dsn == NULL && d.tls_cert == NULL && !d.oauth &&
 		  !d.allow_dev_account && d.nnodes == 0, "the defaults are the documented ones");
@@ -996,9 +1057,11 @@ main(void)
 	test_parsers();
 	test_budget();
 	test_framing();
+	test_slots_and_tokens();
 	test_versions();
 	test_core_rules();
 	test_settings();
+	test_route();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

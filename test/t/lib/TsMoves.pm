@@ -34,8 +34,13 @@ sub start_clusters
 	my @nodes = map {
 		my $n = PostgreSQL::Test::Cluster->new("node$_");
 		$n->init;
+		# doc/scale-out.md's node settings for moves: logical WAL, room for several moves at once
+		# (a walsender and 2 slots per move on its source, 2 workers per move on its target) and
+		# no wait between starting one subscription's worker and the next (TS_MOVES_NODE_CONF: more
+		# settings, which win)
 		$n->append_conf('postgresql.conf', "wal_level = logical\nmax_wal_senders = 20\nmax_replication_slots = 20\n"
-			  . "max_connections = 60\nmax_locks_per_transaction = 256\nlog_min_messages = warning\n");
+			  . "max_logical_replication_workers = 12\nmax_worker_processes = 20\nwal_retrieve_retry_interval = '200ms'\n"
+			  . "max_connections = 60\nmax_locks_per_transaction = 256\nlog_min_messages = warning\n" . ($o{node_conf} // $ENV{TS_MOVES_NODE_CONF} // ''));
 		$n->start;
 		$n
 	} 1 .. 3;
@@ -68,6 +73,10 @@ sub stop_clusters
 
 # ---------- the gateway ----------
 
+# the gateways started, ended when the test ends even if it dies
+my @gateways;
+END { for my $gw (@gateways) { eval { $gw->{h}->kill_kill } } }
+
 sub start_gateway
 {
 	my ($env, %o) = @_;
@@ -80,6 +89,7 @@ sub start_gateway
 		$env->{coord}->port, $env->{db}), '--port', $port, '--log', 'quiet', '--threads', $o{threads} // 8, @node_args ],
 		'>', $log, '2>&1');
 	my $gw = { port => $port, h => $h, log => $log };
+	push @gateways, $gw;
 	my $http = http();
 	for (1 .. 100)
 	{
@@ -148,7 +158,8 @@ sub partition_entities
 # One client process: mixed writes and reads on its own partitions through the gateway until
 # $until, each answer checked against its log (it is the only writer of its entities). Writes its
 # log (every entity's last acknowledged state) and its findings as JSON to $out. $o{pks}: its
-# partitions (8 of its own); $o{pause}: a file whose presence stops its calls meanwhile.
+# partitions (8 of its own); $o{pause}: a file whose presence stops its calls meanwhile; $o{stop}:
+# a file whose presence ends it before $until.
 sub client
 {
 	my ($gw, $table, $id, $until, $out, $seed, %o) = @_;
@@ -173,6 +184,7 @@ sub client
 	my $etag_of = sub { my ($res) = @_; my $e = $res->{headers}{etag}; return $e };
 	while (time < $until)
 	{
+		last if $o{stop} && -e $o{stop};
 		if ($o{pause} && -e $o{pause})
 		{
 			sleep 0.01;		# no call: the gateway's shard map ages meanwhile
@@ -277,6 +289,100 @@ sub client
 	close $f;
 }
 
+# ---------- clients and the final check ----------
+
+# $n client processes through the gateway until $until, each writing its findings to
+# $dir/client_<i>.json (i from $o{first}, 1 by default); their pids. $o{pks}, $o{pause}, $o{stop}:
+# client's.
+sub start_clients
+{
+	my ($gw, $table, $dir, $until, $n, %o) = @_;
+	my $first = $o{first} // 1;
+	my @pids;
+	for my $c ($first .. $first + $n - 1)
+	{
+		my $pid = fork();
+		die "fork: $!" unless defined $pid;
+		if ($pid == 0)
+		{
+			eval {
+				client($gw, $table, $c, $until, "$dir/client_$c.json", $c * 7919 + int(time),
+					map { $o{$_} ? ($_ => $o{$_}) : () } qw(pks pause stop))
+			};
+			if ($@) { open my $e, '>', "$dir/client_$c.json"; print $e encode_json({ crashed => "$@" }); }
+			POSIX::_exit(0);
+		}
+		push @pids, $pid;
+	}
+	return @pids;
+}
+
+# The clients' findings (their JSON files in $dir) added up: counts, examples, errors and the
+# merged log of acknowledged writes ('log'); 'problems' lists what is wrong.
+sub client_findings
+{
+	my ($dir, @ids) = @_;
+	my (%r, %log);
+	$r{problems} = [];
+	for my $c (@ids)
+	{
+		my $j = eval { decode_json(slurp_file("$dir/client_$c.json")) } // { crashed => 'no output' };
+		push @{ $r{problems} }, "client $c crashed: $j->{crashed}" if $j->{crashed};
+		for my $k (qw(ops acked unknown lost stale duplicate resurrected missing_in_page))
+		{
+			$r{$k} += $j->{$k} // 0;
+		}
+		$r{max_latency} = $j->{max_latency} if ($j->{max_latency} // 0) > ($r{max_latency} // 0);
+		push @{ $r{examples} }, @{ $j->{examples} // [] };
+		push @{ $r{errors} }, @{ $j->{errors} // [] };
+		push @{ $r{slow} }, @{ $j->{slow} // [] };
+		%log = (%log, %{ $j->{log} // {} });
+	}
+	push @{ $r{problems} }, sprintf('%d %s', $r{$_}, $_) for grep { $r{$_} } qw(lost stale duplicate resurrected missing_in_page);
+	$r{log} = \%log;
+	$r{entities} = scalar keys %log;
+	return \%r;
+}
+
+# The final state against the clients' log ($r->{log}), problems added to $r->{problems}: through
+# the coordinator every acknowledged entity with its last ETag and nothing deleted back (partition
+# 'probe' is not the clients'); each key on exactly the node the coordinator's map names; nothing
+# of a move left on a node.
+sub final_check
+{
+	my ($env, $table, $r) = @_;
+	my ($coord, $db, $key) = ($env->{coord}, $env->{db}, lc $table);
+	my %final = map { my ($pk, $rk, $etag) = split /\|/; ("$pk/$rk" => $etag) }
+	  split /\n/, $coord->safe_psql($db, "SELECT partition_key, row_key, etag FROM tablestore_data.$key WHERE partition_key <> 'probe'");
+	my ($lost, $stale, $back) = (0, 0, 0);
+	for my $k (keys %{ $r->{log} })
+	{
+		my ($live, $etag) = @{ $r->{log}{$k} };
+		if ($live && !exists $final{$k}) { $lost++; push @{ $r->{examples} }, "final: $k lost" if $lost < 10 }
+		elsif ($live && $final{$k} ne $etag) { $stale++; push @{ $r->{examples} }, "final: $k has $final{$k}, acknowledged $etag" if $stale < 10 }
+		elsif (!$live && exists $final{$k}) { $back++ }
+	}
+	push @{ $r->{problems} }, "final check: $lost lost, $stale stale, $back deleted but present" if $lost + $stale + $back;
+
+	my %owner = map { split /\|/ } split /\n/, $coord->safe_psql($db, "SELECT shard, server FROM tablestore.table_shards('$table')");
+	my $count = $coord->safe_psql($db, "SELECT max(shard_count) FROM tablestore.table_shards('$table')");
+	my %where;
+	for my $n (qw(n1 n2 n3))
+	{
+		next unless $env->{node}{$n}->safe_psql($db, "SELECT to_regclass('tablestore_data.$key') IS NOT NULL") eq 't';
+		for (split /\n/, $env->{node}{$n}->safe_psql($db, "SELECT partition_key || '/' || row_key, tablestore.shard_of(partition_key, $count) "
+			  . "FROM tablestore_data.$key"))
+		{
+			my ($k, $s) = split /\|/;
+			push @{ $r->{problems} }, "$k is on $n, which does not own shard $s" if $owner{$s} ne $n;
+			push @{ $where{$k} }, $n;
+		}
+	}
+	my $twice = grep { @{ $where{$_} } > 1 } keys %where;
+	push @{ $r->{problems} }, "$twice keys on more than one node" if $twice;
+	push @{ $r->{problems} }, leftovers($env, $key);
+}
+
 # ---------- the soak ----------
 
 # $o{clients} client processes for $o{seconds} through the gateway on table $o{table} (created and
@@ -316,22 +422,8 @@ sub soak
 	my $pause = "$dir/pause";
 	my @stale_pks = split /\n/, $coord->safe_psql($db, q{SELECT pk FROM (SELECT DISTINCT ON (tablestore.shard_of('s' || i, 8)) 's' || i AS pk
 		FROM generate_series(0, 999) i ORDER BY tablestore.shard_of('s' || i, 8), i) x});
-	my @pids;
-	for my $c (1 .. $nclients + 1)
-	{
-		my $pid = fork();
-		die "fork: $!" unless defined $pid;
-		if ($pid == 0)
-		{
-			eval {
-				client($c <= $nclients ? $gw : $gw2, $table, $c, $until, "$dir/client_$c.json", $c * 7919 + int($t_start),
-					$c <= $nclients ? () : (pks => \@stale_pks, pause => $pause))
-			};
-			if ($@) { open my $e, '>', "$dir/client_$c.json"; print $e encode_json({ crashed => "$@" }); }
-			POSIX::_exit(0);
-		}
-		push @pids, $pid;
-	}
+	my @pids = start_clients($gw, $table, $dir, $until, $nclients);
+	push @pids, start_clients($gw2, $table, $dir, $until, 1, first => $nclients + 1, pks => \@stale_pks, pause => $pause);
 
 	# the mover: a shard moves each turn; every third turn another one then moves away and straight
 	# back, the move back held up (a transaction on its source) for 1.5 s while its copy is filled
@@ -390,59 +482,13 @@ sub soak
 	$pgbench->finish;
 	stop_gateway($gw2);
 
-	# the clients' findings
-	my (%r, %log);
-	$r{problems} = [];
+	# the clients' findings, then the final state
+	my $r = client_findings($dir, 1 .. $nclients + 1);
+	my %r = %$r;
 	$r{moves} = \@moves;
-	for my $c (1 .. $nclients + 1)
-	{
-		my $j = eval { decode_json(slurp_file("$dir/client_$c.json")) } // { crashed => 'no output' };
-		push @{ $r{problems} }, "client $c crashed: $j->{crashed}" if $j->{crashed};
-		for my $k (qw(ops acked unknown lost stale duplicate resurrected missing_in_page))
-		{
-			$r{$k} += $j->{$k} // 0;
-		}
-		$r{max_latency} = $j->{max_latency} if ($j->{max_latency} // 0) > ($r{max_latency} // 0);
-		push @{ $r{examples} }, @{ $j->{examples} // [] };
-		push @{ $r{errors} }, @{ $j->{errors} // [] };
-		push @{ $r{slow} }, @{ $j->{slow} // [] };
-		%log = (%log, %{ $j->{log} // {} });
-	}
-	push @{ $r{problems} }, sprintf('%d %s', $r{$_}, $_) for grep { $r{$_} } qw(lost stale duplicate resurrected missing_in_page);
 	push @{ $r{problems} }, sprintf('move of shard %d %s -> %s failed: %s', $_->{shard}, $_->{from}, $_->{to}, $_->{error})
 	  for grep { !$_->{ok} } @moves;
-
-	# the final state, through the coordinator: every acknowledged entity with its last ETag,
-	# nothing deleted back
-	my %final = map { my ($pk, $rk, $etag) = split /\|/; ("$pk/$rk" => $etag) }
-	  split /\n/, $coord->safe_psql($db, "SELECT partition_key, row_key, etag FROM tablestore_data.$key WHERE partition_key <> 'probe'");
-	my ($lost, $stale, $back) = (0, 0, 0);
-	for my $k (keys %log)
-	{
-		my ($live, $etag) = @{ $log{$k} };
-		if ($live && !exists $final{$k}) { $lost++; push @{ $r{examples} }, "final: $k lost" if $lost < 10 }
-		elsif ($live && $final{$k} ne $etag) { $stale++; push @{ $r{examples} }, "final: $k has $final{$k}, acknowledged $etag" if $stale < 10 }
-		elsif (!$live && exists $final{$k}) { $back++ }
-	}
-	push @{ $r{problems} }, "final check: $lost lost, $stale stale, $back deleted but present" if $lost + $stale + $back;
-	$r{entities} = scalar keys %log;
-
-	# each key on exactly one node, the one the coordinator's map names
-	my %owner = map { split /\|/ } split /\n/, $coord->safe_psql($db, "SELECT shard, server FROM tablestore.table_shards('$table')");
-	my %where;
-	for my $n (qw(n1 n2 n3))
-	{
-		for (split /\n/, $env->{node}{$n}->safe_psql($db, "SELECT partition_key || '/' || row_key, tablestore.shard_of(partition_key, 8) "
-			  . "FROM tablestore_data.$key"))
-		{
-			my ($k, $s) = split /\|/;
-			push @{ $r{problems} }, "$k is on $n, which does not own shard $s" if $owner{$s} ne $n;
-			push @{ $where{$k} }, $n;
-		}
-	}
-	my $twice = grep { @{ $where{$_} } > 1 } keys %where;
-	push @{ $r{problems} }, "$twice keys on more than one node" if $twice;
-	push @{ $r{problems} }, leftovers($env, $key);
+	final_check($env, $table, \%r);
 
 	# the calls through the coordinator on a shard that did not move: how long they waited
 	my @lat;

@@ -43,6 +43,12 @@ SHLIB_LINK += -lpq
 EXTRA_CLEAN = $(DATA_built) $(OBJS:.o=.d)
 
 PG_CONFIG ?= pg_config
+# PostgreSQL 15 only (src/core/ts_core.h says why): another major version is refused before anything
+# is built or installed (test/arch/versions.sh checks this refusal)
+PG_MAJOR := $(if $(PG_CONFIG),$(shell $(PG_CONFIG) --version 2>/dev/null | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p'))
+ifneq ($(PG_MAJOR),15)
+$(error tablestore builds for PostgreSQL 15 only, and PG_CONFIG=$(PG_CONFIG) is $(if $(PG_MAJOR),PostgreSQL $(PG_MAJOR),no pg_config that answers): give PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config)
+endif
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 

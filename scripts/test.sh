@@ -5,7 +5,8 @@
 # The extension is built once, with Assert()s enabled and warnings as errors (make TS_ASSERT=1).
 #
 #   layers       test/arch/layers.pl: no two files of the extension or of the gateway call each
-#                other (no cycle), over the objects just built
+#                other (no cycle), over the objects just built; test/arch/versions.sh: the
+#                versions from tablestore.control, PostgreSQL 15 only
 #   pg_regress   sql/<feature>.sql against expected/<feature>.out (make installcheck)
 #   pgTAP        test/pgtap/*.sql through pg_prove, each file in its own database (make installcheck-pgtap)
 #   scenarios    test/scenario/*.sh (concurrency, pg_dump round trip, patterns)
@@ -75,6 +76,9 @@ run_layers() {
 	record "layers/gateway" $?
 	perl "$TS_ROOT/test/arch/layers.pl" copy "$TS_ROOT"/src/copy/*.cp.o "$TS_ROOT"/src/core/*.gw.o
 	record "layers/copy" $?
+	# the versions from one place (tablestore.control), PostgreSQL 15 only
+	bash "$TS_ROOT/test/arch/versions.sh" "$TS_PG_CONFIG"
+	record "layers/versions" $?
 }
 
 # Each runner below calls a Makefile target for one file, so every file is reported on its own.

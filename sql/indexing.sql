@@ -84,6 +84,9 @@ SELECT table_name FROM rest_create_table('{"TableName":"RestPolicy"}', NULL, NUL
 SELECT get_indexing_policy('RestPolicy') ->> 'indexingMode' AS rest_mode;
 SELECT pg_temp.try($$SELECT table_name FROM tablestore.rest_create_table('{"TableName":"RestBad"}', NULL, NULL, NULL, '{"indexingMode":"none","indexingMode":"none"}')$$);
 SELECT pg_temp.try($$SELECT table_name FROM tablestore.rest_create_table('{"TableName":"RestBad"}', NULL, NULL, NULL, '{not json')$$);
+-- a trailing comma, at the top and in a path object (json_next_member, as for entities)
+SELECT pg_temp.try($$SELECT table_name FROM tablestore.rest_create_table('{"TableName":"RestBad"}', NULL, NULL, NULL, '{"indexingMode":"none",}')$$);
+SELECT pg_temp.try($$SELECT table_name FROM tablestore.rest_create_table('{"TableName":"RestBad"}', NULL, NULL, NULL, '{"includedPaths":[{"path":"/a/?",}]}')$$);
 -- rest_set_indexing_policy reads the request's text strictly, as rest_create_table does
 SELECT rest_set_indexing_policy('RestPolicy', '{"excludedPaths":[{"path":"/Blob/?"}]}') ->> 'indexingMode' AS rest_set;
 SELECT get_indexing_policy('RestPolicy') -> 'excludedPaths' AS rest_set_excluded;

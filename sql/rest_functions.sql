@@ -20,6 +20,12 @@ SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName"
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"Name":"x"}')$$);
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"dupone","TableName":"duptwo"}')$$);
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('not json')$$);
+-- the body's object is read by the one member loop of every JSON reader (json_next_member): no
+-- trailing comma, no member without a name
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"Trailing",}')$$);
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"NoColon" "x"}')$$);
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"Two" "x":1}')$$);
+SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{,"TableName":"Lead"}')$$);
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"a-b"}')$$);
 SELECT pg_temp.try($$SELECT body FROM tablestore.rest_create_table('{"TableName":"Orders2"}', 'atom')$$);
 -- a TableName holding U+0000 or another control character (escaped in the JSON): InvalidResourceName,

@@ -166,16 +166,20 @@ read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 	if (json_peek(d) != '{')
 		batch_op_error(index, TSE_BATCH_MALFORMED, "an operation must be a JSON object {\"op\", \"entity\", \"if_match\"}");
 	d->i++;
-	/* (pass 1 checked the syntax: members are "name": value, separated by commas) */
-	while (json_peek(d) != '}')
+	/* (pass 1 checked the syntax) */
+	for (bool first = true;;)
 	{
+		JsonToken	name;
 		const char *key;
 		uint32		klen;
 		int			m;
 
-		read_string(d, index, &key, &klen);
-		json_peek(d);
-		d->i++;					/* ':' */
+		if (!json_next_member(d, &first, &name, true))
+			raise_for_operation(index, d->err);
+		if (name.kind == JT_RBRACE)
+			break;
+		key = name.p;
+		klen = name.len;
 		for (m = 0; m < M__COUNT; m++)
 			if (strlen(member_names[m]) == klen && memcmp(member_names[m], key, klen) == 0)
 				break;
@@ -242,10 +246,7 @@ read_operation(JsonLex *d, int index, BatchOp *op, MemoryContext keep)
 				MemoryContextSwitchTo(old);
 			}
 		}
-		if (json_peek(d) == ',')
-			d->i++;
 	}
-	d->i++;
 	if (!seen[M_OP])
 		batch_op_error(index, TSE_BATCH_MALFORMED, "the operation has no \"op\"");
 	if (!seen[M_ENTITY] && !seen[M_ENTITY_JSON])

@@ -45,17 +45,4 @@ ts_require_utf8(void)
 		ts_raisef(TSE_NOT_UTF8, "tablestore requires a database with UTF8 encoding");
 }
 
-/*
- * Report an input function's error: a soft error where the server supports them (PostgreSQL 16+:
- * errsave into the caller's escontext), else ereport(ERROR).
- */
-#if PG_VERSION_NUM >= 160000
-#include "nodes/miscnodes.h"
-extern void ts_save(const TsError *err, Node *escontext);
-#define TS_RETURN_INPUT_ERROR(err) \
-	do { ts_save((err), fcinfo->context); PG_RETURN_NULL(); } while (0)
-#else
-#define TS_RETURN_INPUT_ERROR(err) ts_raise(err)
-#endif
-
 #endif							/* ENTITY_H */

@@ -18,17 +18,18 @@ entity_prop_from_args(FunctionCallInfo fcinfo, PropRef *p)
 	const char *n = VARDATA_ANY(name);
 	uint32		len = VARSIZE_ANY_EXHDR(name);
 	EntityView	v;
+	EdmSystemProp sys;
 	int			i;
 
 	entity_view_of(&v, e);
-	if ((len == 12 && v.keys.has_pk && memcmp(n, "PartitionKey", 12) == 0) ||
-		(len == 6 && v.keys.has_rk && memcmp(n, "RowKey", 6) == 0))
+	sys = edm_system_prop(n, len);
+	if ((sys == EDM_SYS_PARTITION_KEY && v.keys.has_pk) || (sys == EDM_SYS_ROW_KEY && v.keys.has_rk))
 	{
 		p->name = n;
 		p->name_len = len;
 		p->type = EDM_STRING;
-		p->val = (const uint8 *) (len == 12 ? v.keys.pk : v.keys.rk);
-		p->val_len = len == 12 ? v.keys.pk_len : v.keys.rk_len;
+		p->val = (const uint8 *) (sys == EDM_SYS_PARTITION_KEY ? v.keys.pk : v.keys.rk);
+		p->val_len = sys == EDM_SYS_PARTITION_KEY ? v.keys.pk_len : v.keys.rk_len;
 		return true;
 	}
 	/* the hint lives as long as the call site: one per column reference of a scan */

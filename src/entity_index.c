@@ -225,7 +225,7 @@ ts_index_is_entity_index(Oid index)
 {
 	Relation	rel = index_open(index, AccessShareLock);
 	bool		is = rel->rd_rel->relam == GIN_AM_OID && rel->rd_att->natts == 1 &&
-		rel->rd_opcintype[0] == ts_entity_type_oid();
+		rel->rd_opcintype[0] == ts_type_oid(TS_TYPE_ENTITY);
 
 	index_close(rel, AccessShareLock);
 	return is;

@@ -25,7 +25,7 @@ tablestore_entity_in(PG_FUNCTION_ARGS)
 	ts_require_utf8();
 	e = entity_from_json(s, strlen(s), &err);
 	if (e == NULL)
-		TS_RETURN_INPUT_ERROR(&err);
+		ts_raise(&err);
 	PG_RETURN_ENTITY_P(e);
 }
 
@@ -55,7 +55,7 @@ tablestore_entity_recv(PG_FUNCTION_ARGS)
 	ts_require_utf8();
 	e = entity_from_binary(bytes, n, &err);
 	if (e == NULL)
-		TS_RETURN_INPUT_ERROR(&err);
+		ts_raise(&err);
 	PG_RETURN_ENTITY_P(e);
 }
 

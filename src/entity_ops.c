@@ -14,8 +14,10 @@
 static bool
 is_key_name(const char *n, uint32 len, bool *is_pk)
 {
-	*is_pk = (len == 12 && memcmp(n, "PartitionKey", 12) == 0);
-	return *is_pk || (len == 6 && memcmp(n, "RowKey", 6) == 0);
+	EdmSystemProp sys = edm_system_prop(n, len);
+
+	*is_pk = sys == EDM_SYS_PARTITION_KEY;
+	return *is_pk || sys == EDM_SYS_ROW_KEY;
 }
 
 PG_FUNCTION_INFO_V1(tablestore_entity_exists);

@@ -5,6 +5,7 @@
 
 #include "catalog/pg_type.h"
 #include "plan_cache.h"
+#include "ts_support.h"
 
 #define PK_RK_IS \
 	"t.partition_key OPERATOR(pg_catalog.=) $1 AND t.row_key OPERATOR(pg_catalog.=) $2"
@@ -50,7 +51,7 @@ ts_plan_get(const TsTable *t, TsPlanKind kind)
 	char		sql[1024];
 
 	for (int a = 0; a < spec->nargs; a++)
-		argtypes[a] = spec->argkinds[a] == 'e' ? ts_entity_type_oid() :
+		argtypes[a] = spec->argkinds[a] == 'e' ? ts_type_oid(TS_TYPE_ENTITY) :
 			spec->argkinds[a] == 'a' ? TEXTARRAYOID : TEXTOID;
 	snprintf(sql, sizeof(sql), spec->sql, t->qualified);
 	return ts_plan_cache_get(sql, spec->nargs, argtypes, 0);

@@ -6,12 +6,9 @@
  */
 #include "property_filter.h"
 
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
-#include "utils/inval.h"
-#include "utils/syscache.h"
 
 PG_FUNCTION_INFO_V1(tablestore_property_filter_in);
 PG_FUNCTION_INFO_V1(tablestore_property_filter_out);
@@ -38,7 +35,7 @@ tablestore_property_filter_in(PG_FUNCTION_ARGS)
 
 	ts_require_utf8();
 	if (!prop_filter_parse(s, strlen(s), &pf, &err))
-		TS_RETURN_INPUT_ERROR(&err);
+		ts_raise(&err);
 	PG_RETURN_POINTER(prop_filter_build(pf.name, pf.name_len, pf.op, &pf.lit));
 }
 
@@ -66,7 +63,7 @@ tablestore_property_filter_recv(PG_FUNCTION_ARGS)
 
 	ts_require_utf8();
 	if (!prop_filter_read(bytes, n, &pf, &err))
-		TS_RETURN_INPUT_ERROR(&err);
+		ts_raise(&err);
 	PG_RETURN_POINTER(prop_filter_build(pf.name, pf.name_len, pf.op, &pf.lit));
 }
 
@@ -144,34 +141,4 @@ tablestore_entity_matches(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(false);
 	entity_view_prop(&v, i, &p);
 	PG_RETURN_BOOL(odata_eval_prop(&p, pf->op, &pf->lit));
-}
-
-/* ---------- the type's OID ---------- */
-
-static Oid	filter_type_oid = InvalidOid;
-
-static void
-forget_filter_type_oid(Datum arg, int cacheid, uint32 hashvalue)
-{
-	filter_type_oid = InvalidOid;
-}
-
-Oid
-ts_property_filter_type_oid(void)
-{
-	static bool callback_registered = false;
-
-	if (!OidIsValid(filter_type_oid))
-	{
-		if (!callback_registered)
-		{
-			CacheRegisterSyscacheCallback(TYPEOID, forget_filter_type_oid, (Datum) 0);
-			callback_registered = true;
-		}
-		filter_type_oid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("property_filter"),
-										  ObjectIdGetDatum(get_namespace_oid("tablestore", false)));
-		if (!OidIsValid(filter_type_oid))
-			elog(ERROR, "tablestore: the type tablestore.property_filter is missing (ALTER EXTENSION tablestore UPDATE)");
-	}
-	return filter_type_oid;
 }

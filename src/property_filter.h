@@ -12,7 +12,4 @@
 /* Read a property_filter datum (detoasted in the current context); raises on bad data. */
 extern void property_filter_of(Datum d, PropFilter *out);
 
-/* The OID of tablestore.property_filter (cached; reset when pg_type changes). */
-extern Oid	ts_property_filter_type_oid(void);
-
 #endif							/* PROPERTY_FILTER_H */

@@ -121,7 +121,7 @@ ts_query_bind_params(const OdFilter *f, int base, Oid *types, Datum *values)
 					break;
 				}
 			case PK_PROPERTY_FILTER:
-				*t = ts_property_filter_type_oid();
+				*t = ts_type_oid(TS_TYPE_PROPERTY_FILTER);
 				*v = PointerGetDatum(p->bytes);
 				break;
 		}

@@ -50,14 +50,15 @@ table_name_of(text *body)
 				  "the request body is not valid JSON");
 	if (!json_expect(&lx, &t, JT_LBRACE, "a JSON object {\"TableName\": ...} was expected"))
 		ts_raise(&err);
-	while (json_peek(&lx) != '}')
+	for (bool first = true;;)
 	{
 		JsonToken	key;
 		bool		is_name;
 
-		if (!json_expect(&lx, &key, JT_STRING, "a member name was expected") || !json_decode_string(&lx, &key) ||
-			!json_expect(&lx, &t, JT_COLON, "':' was expected"))
+		if (!json_next_member(&lx, &first, &key, true))
 			ts_raise(&err);
+		if (key.kind == JT_RBRACE)
+			break;
 		is_name = key.len == 9 && memcmp(key.p, "TableName", 9) == 0;
 		if (is_name && name != NULL)
 			ts_raisef(TSE_DUPLICATE_PROPERTY, "the request body gives TableName twice");
@@ -72,15 +73,7 @@ table_name_of(text *body)
 		}
 		else if (!json_skip_value(&lx, JSON_MAX_DEPTH, NULL))
 			ts_raise(&err);
-		if (json_peek(&lx) == ',')
-			lx.i++;
-		else if (json_peek(&lx) != '}')
-		{
-			json_error(&lx, lx.i, "',' or '}' was expected");
-			ts_raise(&err);
-		}
 	}
-	lx.i++;
 	if (json_peek(&lx) != '\0')
 	{
 		json_error(&lx, lx.i, "unexpected text after the object");

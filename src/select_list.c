@@ -29,6 +29,7 @@ select_list_parse(text *select)
 	{
 		int			a = start,
 					b = i;
+		EdmSystemProp sys;
 
 		if (i < len && s[i] != ',')
 			continue;
@@ -39,12 +40,13 @@ select_list_parse(text *select)
 		start = i + 1;
 		if (a == b)
 			ts_raisef(TSE_QUERY_ARG, "$select has an empty name (at character %d)", a + 1);
-		if (edm_is_reserved_name(s + a, b - a))
+		sys = edm_system_prop(s + a, b - a);
+		if (sys != EDM_SYS_NONE)
 		{
 			/* PartitionKey, RowKey, Timestamp: always in the SQL row forms; in JSON only if named */
-			sel->pk |= (b - a) == 12 && s[a] == 'P';
-			sel->rk |= (b - a) == 6;
-			sel->ts |= (b - a) == 9;
+			sel->pk |= sys == EDM_SYS_PARTITION_KEY;
+			sel->rk |= sys == EDM_SYS_ROW_KEY;
+			sel->ts |= sys == EDM_SYS_TIMESTAMP;
 			continue;
 		}
 		if (edm_check_name(s + a, b - a) != EDM_CHECK_OK)

@@ -12,6 +12,7 @@
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "ts_report.h"
+#include "ts_support.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -25,36 +26,6 @@ const char *const ts_column_names[Natts_tablestore_table] = {
 	"partition_key", "row_key", "timestamp", "etag", "properties"
 };
 
-/* ---------- the entity type's OID ---------- */
-
-static Oid	entity_type_oid = InvalidOid;
-
-static void
-forget_entity_type_oid(Datum arg, int cacheid, uint32 hashvalue)
-{
-	entity_type_oid = InvalidOid;
-}
-
-Oid
-ts_entity_type_oid(void)
-{
-	static bool callback_registered = false;
-
-	if (!OidIsValid(entity_type_oid))
-	{
-		Oid			nsp = get_namespace_oid("tablestore", false);
-
-		if (!callback_registered)
-		{
-			CacheRegisterSyscacheCallback(TYPEOID, forget_entity_type_oid, (Datum) 0);
-			callback_registered = true;
-		}
-		entity_type_oid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("entity"),
-										  ObjectIdGetDatum(nsp));
-	}
-	return entity_type_oid;
-}
-
 /* ---------- the check ---------- */
 
 static Oid
@@ -62,7 +33,7 @@ column_type(int c)
 {
 	static const Oid fixed[Natts_tablestore_table - 1] = {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID};
 
-	return c < Natts_tablestore_table - 1 ? fixed[c] : ts_entity_type_oid();
+	return c < Natts_tablestore_table - 1 ? fixed[c] : ts_type_oid(TS_TYPE_ENTITY);
 }
 
 static const char *

@@ -47,7 +47,4 @@ extern const char *ts_layout_problem(Relation rel);
 /* Raise TSX02 ("the relation is not a tablestore table") when the relation fails the check. */
 extern void ts_layout_require(Relation rel);
 
-/* The OID of tablestore.entity (cached; any change to pg_type, e.g. the extension re-created, resets it). */
-extern Oid	ts_entity_type_oid(void);
-
 #endif							/* TABLE_LAYOUT_H */

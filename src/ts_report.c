@@ -81,19 +81,3 @@ tablestore_error_codes(PG_FUNCTION_ARGS)
 	}
 	return (Datum) 0;
 }
-
-#if PG_VERSION_NUM >= 160000
-#include "nodes/miscnodes.h"
-
-/* Soft error for input functions (PostgreSQL 16+): saved into escontext when the caller asks. */
-void
-ts_save(const TsError *err, Node *escontext)
-{
-	TsErrorCode code = err->code == TSE_NONE ? TSE_INVALID_INPUT : err->code;
-
-	errsave(escontext,
-			(errcode(ts_error_sqlstate_int(code)),
-			 errmsg("%s: %s", ts_error_service_code(code), err->msg),
-			 err->detail[0] ? errdetail("%s", err->detail) : 0));
-}
-#endif

@@ -1,7 +1,7 @@
 /*
  * ts_support.h - small helpers that the SQL-callable functions share: argument checks, bounded
  * key excerpts for messages, the "operation N: " prefix of batch errors, SPI sessions that hold
- * cached plans, and running one statement through SPI.
+ * cached plans, running one statement through SPI, and the OIDs of the extension's types.
  */
 #ifndef TS_SUPPORT_H
 #define TS_SUPPORT_H
@@ -26,5 +26,20 @@ extern void ts_run_sql(const char *sql, int nargs, const char *const *args, int 
 /* SPI_connect and ts_plan_cache_begin; ts_spi_end undoes both. */
 extern void ts_spi_begin(void);
 extern void ts_spi_end(void);
+
+/* The extension's types that C code names by OID. */
+typedef enum TsType
+{
+	TS_TYPE_ENTITY,				/* tablestore.entity */
+	TS_TYPE_PROPERTY_FILTER,	/* tablestore.property_filter */
+	TS_TYPE__COUNT
+} TsType;
+
+/*
+ * The OID of one of the extension's types, cached per backend and forgotten when pg_type changes.
+ * A type that is missing raises 42704 (undefined_object) with a hint: the extension's SQL objects
+ * are older than its library, or were altered; nothing goes on with an invalid OID.
+ */
+extern Oid	ts_type_oid(TsType t);
 
 #endif							/* TS_SUPPORT_H */

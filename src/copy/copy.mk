@@ -37,7 +37,8 @@ copy: $(CP_BIN)
 $(CP_DIR)/%.cp.o: $(CP_DIR)/%.c
 	$(GW_CC) -Wno-sign-compare -Wno-missing-field-initializers -c -o $@ $<
 
--include $(CP_OBJS:.o=.d)
+# (and the core objects' own: a changed core header rebuilds them for this program too)
+-include $(CP_OBJS:.o=.d) $(CP_CORE_OBJS:.o=.d)
 
 $(CP_BIN): $(CP_OBJS) $(CP_CORE_OBJS)
 	$(CC) $(GW_CFLAGS) -pthread -o $@ $(CP_OBJS) $(CP_CORE_OBJS) $(CP_LIBS)

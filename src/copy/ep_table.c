@@ -140,13 +140,12 @@ enter_value_array(Reader *r, CopyError *e)
 	json_lex_init(&r->lx, r->page, r->page_len, &r->lx_err, TSE_INVALID_JSON, "the endpoint's page");
 	if (!json_expect(&r->lx, &t, JT_LBRACE, "a JSON object was expected"))
 		return copy_fail(e, "%s", r->lx_err.msg);
-	for (;;)
+	for (bool first = true;;)
 	{
-		if (json_peek(&r->lx) == '}')
-			return copy_fail(e, "the endpoint's page has no \"value\" array");
-		if (!json_expect(&r->lx, &name, JT_STRING, "a member name was expected") ||
-			!json_expect(&r->lx, &t, JT_COLON, "':' was expected"))
+		if (!json_next_member(&r->lx, &first, &name, false))
 			return copy_fail(e, "%s", r->lx_err.msg);
+		if (name.kind == JT_RBRACE)
+			return copy_fail(e, "the endpoint's page has no \"value\" array");
 		if (name.len == 5 && memcmp(name.p, "value", 5) == 0)
 		{
 			if (!json_expect(&r->lx, &t, JT_LBRACKET, "an array was expected"))
@@ -154,9 +153,8 @@ enter_value_array(Reader *r, CopyError *e)
 			r->in_array = true;
 			return true;
 		}
-		if (!json_skip_value(&r->lx, JSON_MAX_DEPTH, NULL) || !json_next(&r->lx, &t) ||
-			(t.kind != JT_COMMA && t.kind != JT_RBRACE))
-			return copy_fail(e, "%s", r->lx_err.msg[0] ? r->lx_err.msg : "the endpoint's page is not JSON");
+		if (!json_skip_value(&r->lx, JSON_MAX_DEPTH, NULL))
+			return copy_fail(e, "%s", r->lx_err.msg);
 	}
 }
 

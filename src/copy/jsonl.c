@@ -268,36 +268,28 @@ jflat_parse(const char *s, size_t len, JFlat *out, TsError *err)
 	json_lex_init(&lx, s, len, err, TSE_INVALID_JSON, "invalid JSON line");
 	if (!json_expect(&lx, &t, JT_LBRACE, "a JSON object was expected"))
 		return false;
-	if (json_peek(&lx) == '}')
-		lx.i++;
-	else
-		for (;;)
-		{
-			JsonToken	name;
+	for (bool first = true;;)
+	{
+		JsonToken	name;
 
-			if (out->n == JFLAT_MAX)
-				return json_error(&lx, lx.i, "too many members");
-			if (!json_expect(&lx, &name, JT_STRING, "a member name was expected") ||
-				!json_decode_string(&lx, &name) || !json_expect(&lx, &t, JT_COLON, "':' was expected"))
-				return false;
-			if (json_peek(&lx) == '{' || json_peek(&lx) == '[')
-				return json_error(&lx, lx.i, "nested values are not expected here");
-			if (!json_next(&lx, &out->m[out->n].val))
-				return false;
-			if (out->m[out->n].val.kind < JT_STRING)
-				return json_error(&lx, out->m[out->n].val.pos, "a value was expected");
-			if (out->m[out->n].val.kind == JT_STRING && !json_decode_string(&lx, &out->m[out->n].val))
-				return false;
-			out->m[out->n].name = name.p;
-			out->m[out->n].name_len = name.len;
-			out->n++;
-			if (!json_next(&lx, &t))
-				return false;
-			if (t.kind == JT_RBRACE)
-				break;
-			if (t.kind != JT_COMMA)
-				return json_error(&lx, t.pos, "',' or '}' was expected");
-		}
+		if (!json_next_member(&lx, &first, &name, true))
+			return false;
+		if (name.kind == JT_RBRACE)
+			break;
+		if (out->n == JFLAT_MAX)
+			return json_error(&lx, name.pos, "too many members");
+		if (json_peek(&lx) == '{' || json_peek(&lx) == '[')
+			return json_error(&lx, lx.i, "nested values are not expected here");
+		if (!json_next(&lx, &out->m[out->n].val))
+			return false;
+		if (out->m[out->n].val.kind < JT_STRING)
+			return json_error(&lx, out->m[out->n].val.pos, "a value was expected");
+		if (out->m[out->n].val.kind == JT_STRING && !json_decode_string(&lx, &out->m[out->n].val))
+			return false;
+		out->m[out->n].name = name.p;
+		out->m[out->n].name_len = name.len;
+		out->n++;
+	}
 	if (json_peek(&lx) != '\0')
 		return json_error(&lx, lx.i, "text after the object");
 	return true;

@@ -21,32 +21,25 @@ find_timestamp(const char *json, size_t len, int64 *ticks, TsError *err)
 	json_lex_init(&lx, json, len, err, TSE_INVALID_JSON, "invalid entity JSON");
 	if (!json_expect(&lx, &t, JT_LBRACE, "an entity must be a JSON object"))
 		return false;
-	if (json_peek(&lx) == '}')
-		return true;
-	for (;;)
+	for (bool first = true;;)
 	{
-		if (!json_expect(&lx, &name, JT_STRING, "a member name was expected") ||
-			!json_expect(&lx, &t, JT_COLON, "':' was expected"))
+		if (!json_next_member(&lx, &first, &name, false))
 			return false;
+		if (name.kind == JT_RBRACE)
+			return true;
 		if (json_peek(&lx) == '{' || json_peek(&lx) == '[')
 			return json_error(&lx, lx.i, "nested objects and arrays are not supported");
 		if (!json_next(&lx, &val))
 			return false;
 		if (val.kind < JT_STRING)
 			return json_error(&lx, val.pos, "a value was expected");
-		if (!name.escaped && name.len == 9 && memcmp(name.p, "Timestamp", 9) == 0 && val.kind == JT_STRING)
+		if (!name.escaped && edm_system_prop(name.p, name.len) == EDM_SYS_TIMESTAMP && val.kind == JT_STRING)
 		{
 			if (!json_decode_string(&lx, &val))
 				return false;
 			if (edm_parse_datetime(val.p, val.len, ticks) != EDM_OK)
 				return ts_fail(err, TSE_INVALID_VALUE, "the Timestamp is not a valid Edm.DateTime");
 		}
-		if (!json_next(&lx, &t))
-			return false;
-		if (t.kind == JT_RBRACE)
-			return true;
-		if (t.kind != JT_COMMA)
-			return json_error(&lx, t.pos, "',' or '}' was expected");
 	}
 }
 

@@ -277,8 +277,8 @@ edm_format_double(double d, char *buf, bool *is_string)
 /* ---------- DateTime ---------- */
 
 /* Days from 0001-01-01 to the given proleptic Gregorian date (counting from a March-based year). */
-static int64
-days_from_civil(int64 y, int m, int d)
+int64
+edm_days_from_civil(int64 y, int m, int d)
 {
 	int64		era,
 				yoe,
@@ -308,40 +308,26 @@ civil_from_days(int64 days, int *y, int *m, int *d)
 	*y = (int) (yoe + era * 400 + (*m <= 2));
 }
 
-static bool
-is_leap(int y)
+bool
+edm_is_leap_year(int y)
 {
 	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
 
-static int
-days_in_month(int y, int m)
+int
+edm_days_in_month(int y, int m)
 {
 	static const int dim[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 
-	return (m == 2 && is_leap(y)) ? 29 : dim[m - 1];
+	Assert(m >= 1 && m <= 12);
+	return (m == 2 && edm_is_leap_year(y)) ? 29 : dim[m - 1];
 }
 
 int64
 edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, int64 frac_ticks)
 {
-	return days_from_civil(year, month, day) * EDM_TICKS_PER_DAY +
+	return edm_days_from_civil(year, month, day) * EDM_TICKS_PER_DAY +
 		((int64) hour * 3600 + min * 60 + sec) * EDM_TICKS_PER_SECOND + frac_ticks;
-}
-
-static bool
-digits(const char *s, int n, int *out)
-{
-	int			v = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return true;
 }
 
 /*
@@ -362,9 +348,9 @@ parse_datetime(const char *s, size_t len, bool offset_optional, int64 *ticks)
 	int64		t;
 
 	if (len < 19 ||
-		!digits(s, 4, &year) || s[4] != '-' || !digits(s + 5, 2, &mon) || s[7] != '-' ||
-		!digits(s + 8, 2, &day) || s[10] != 'T' || !digits(s + 11, 2, &hour) || s[13] != ':' ||
-		!digits(s + 14, 2, &min) || s[16] != ':' || !digits(s + 17, 2, &sec))
+		!edm_parse_digits(s, 4, &year) || s[4] != '-' || !edm_parse_digits(s + 5, 2, &mon) || s[7] != '-' ||
+		!edm_parse_digits(s + 8, 2, &day) || s[10] != 'T' || !edm_parse_digits(s + 11, 2, &hour) || s[13] != ':' ||
+		!edm_parse_digits(s + 14, 2, &min) || s[16] != ':' || !edm_parse_digits(s + 17, 2, &sec))
 		return EDM_BAD_SYNTAX;
 	if (i < len && s[i] == '.')
 	{
@@ -383,7 +369,7 @@ parse_datetime(const char *s, size_t len, bool offset_optional, int64 *ticks)
 		for (; nd < 7; nd++)
 			frac *= 10;
 	}
-	if (mon < 1 || mon > 12 || day < 1 || day > days_in_month(year, mon) ||
+	if (mon < 1 || mon > 12 || day < 1 || day > edm_days_in_month(year, mon) ||
 		hour > 23 || min > 59 || sec > 59)
 		return EDM_BAD_SYNTAX;
 	t = edm_ticks_from_civil(year, mon, day, hour, min, sec, frac);
@@ -396,7 +382,7 @@ parse_datetime(const char *s, size_t len, bool offset_optional, int64 *ticks)
 		int			oh,
 					om;
 
-		if (!digits(s + i + 1, 2, &oh) || !digits(s + i + 4, 2, &om) || oh > 23 || om > 59)
+		if (!edm_parse_digits(s + i + 1, 2, &oh) || !edm_parse_digits(s + i + 4, 2, &om) || oh > 23 || om > 59)
 			return EDM_BAD_SYNTAX;
 		/* local = UTC + offset, so UTC = local - offset */
 		t += (s[i] == '+' ? -1 : 1) * ((int64) oh * 3600 + om * 60) * EDM_TICKS_PER_SECOND;
@@ -786,12 +772,51 @@ in_ranges(uint32 cp, const IdentRange *r, int n)
 	return false;
 }
 
+/* ---------- keys in URLs ---------- */
+
+static void
+put_url_key(TsPut put, void *sink, const char *k, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t		run = 0;		/* the start of the bytes that stand for themselves */
+
+	for (size_t i = 0; i < n; i++)
+	{
+		unsigned char c = (unsigned char) k[i];
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+			c == '-' || c == '.' || c == '_' || c == '~')
+			continue;
+		if (i > run)
+			put(sink, k + run, i - run);
+		if (c == '\'')
+			put(sink, "''", 2);	/* a quote inside a key is doubled */
+		else
+		{
+			char		e[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+			put(sink, e, 3);
+		}
+		run = i + 1;
+	}
+	if (n > run)
+		put(sink, k + run, n - run);
+}
+
+void
+edm_put_key_path(TsPut put, void *sink, const char *pk, size_t pk_len, const char *rk, size_t rk_len)
+{
+	put(sink, "(PartitionKey='", 15);
+	put_url_key(put, sink, pk, pk_len);
+	put(sink, "',RowKey='", 10);
+	put_url_key(put, sink, rk, rk_len);
+	put(sink, "')", 2);
+}
+
 bool
 edm_is_reserved_name(const char *s, size_t len)
 {
-	return (len == 12 && memcmp(s, "PartitionKey", 12) == 0) ||
-		(len == 6 && memcmp(s, "RowKey", 6) == 0) ||
-		(len == 9 && memcmp(s, "Timestamp", 9) == 0);
+	return edm_system_prop(s, len) != EDM_SYS_NONE;
 }
 
 /* C# identifier rules (invalid UTF-8 is an invalid name); at most 255 UTF-16 code units. */

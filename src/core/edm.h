@@ -100,6 +100,37 @@ extern void edm_format_datetime(int64 ticks, char *buf);	/* 28 chars + NUL */
 extern int	edm_format_datetime_trimmed(int64 ticks, char *buf);
 extern int64 edm_ticks_from_civil(int year, int month, int day, int hour, int min, int sec, int64 frac_ticks);
 
+/* Exactly n decimal digits at s (no sign, no space) into *out: the fields of every date form. */
+static inline bool
+edm_parse_digits(const char *s, int n, int *out)
+{
+	int			v = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/*
+ * The calendar (proleptic Gregorian), the one owner of its rules for both programs: days since
+ * 0001-01-01 of a date, leap years, the days of a month (m from 1 to 12).
+ */
+extern int64 edm_days_from_civil(int64 y, int m, int d);
+extern bool edm_is_leap_year(int y);
+extern int	edm_days_in_month(int y, int m);
+
+/* Seconds since 1970-01-01T00:00:00Z of a civil date and time in UTC (no range check). */
+static inline int64
+edm_unix_from_civil(int year, int month, int day, int hour, int min, int sec)
+{
+	return (edm_ticks_from_civil(year, month, day, hour, min, sec, 0) - EDM_TICKS_UNIX_EPOCH) / EDM_TICKS_PER_SECOND;
+}
+
 /*
  * The one pair of conversions between PostgreSQL's timestamptz (microseconds since
  * 2000-01-01T00:00:00Z) and ticks. To ticks exactly, saturated to the DateTime range (a
@@ -182,6 +213,51 @@ edm_word8_has_byte(uint64 w, unsigned char b)
 
 	return ((x - EDM_ONES8) & ~x & EDM_HIGHS8) != 0;
 }
+
+/*
+ * The system properties by name: the one test of a name against PartitionKey, RowKey and
+ * Timestamp (exact, case-sensitive), for every reader of names in both programs.
+ */
+typedef enum EdmSystemProp
+{
+	EDM_SYS_NONE = 0,
+	EDM_SYS_PARTITION_KEY,
+	EDM_SYS_ROW_KEY,
+	EDM_SYS_TIMESTAMP
+} EdmSystemProp;
+
+static inline EdmSystemProp
+edm_system_prop(const char *s, size_t len)
+{
+	switch (len)
+	{
+		case 12:
+			return memcmp(s, "PartitionKey", 12) == 0 ? EDM_SYS_PARTITION_KEY : EDM_SYS_NONE;
+		case 6:
+			return memcmp(s, "RowKey", 6) == 0 ? EDM_SYS_ROW_KEY : EDM_SYS_NONE;
+		case 9:
+			return memcmp(s, "Timestamp", 9) == 0 ? EDM_SYS_TIMESTAMP : EDM_SYS_NONE;
+		default:
+			return EDM_SYS_NONE;
+	}
+}
+
+/* PartitionKey or RowKey */
+static inline bool
+edm_is_key_name(const char *s, size_t len)
+{
+	EdmSystemProp p = edm_system_prop(s, len);
+
+	return p == EDM_SYS_PARTITION_KEY || p == EDM_SYS_ROW_KEY;
+}
+
+/*
+ * An entity's keys as they stand in its URL: (PartitionKey='…',RowKey='…'), each key with its
+ * quotes doubled (an OData string literal), then percent-encoded: every byte but RFC 3986's
+ * unreserved characters and the quote as %XX (upper-case hex). The one writer of entity URLs:
+ * odata.id and odata.editLink (row_json.c), the gateway's Location header (gateway/common.c).
+ */
+extern void edm_put_key_path(TsPut put, void *sink, const char *pk, size_t pk_len, const char *rk, size_t rk_len);
 
 extern uint32 edm_utf16_len(const char *s, size_t len);
 extern bool edm_utf8_valid(const char *s, size_t len);

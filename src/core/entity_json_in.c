@@ -107,13 +107,15 @@ classify(Parser *ps, Member *m, bool *keep)
 	uint32		len = m->name_len;
 	const char *at;
 	EdmCheck	check;
+	EdmSystemProp sys;
 
 	*keep = true;
-	if (len == 12 && memcmp(name, "PartitionKey", 12) == 0)
+	sys = edm_system_prop(name, len);
+	if (sys == EDM_SYS_PARTITION_KEY)
 		m->kind = MK_PK;
-	else if (len == 6 && memcmp(name, "RowKey", 6) == 0)
+	else if (sys == EDM_SYS_ROW_KEY)
 		m->kind = MK_RK;
-	else if ((len == 9 && memcmp(name, "Timestamp", 9) == 0) ||
+	else if (sys == EDM_SYS_TIMESTAMP ||
 			 (len >= 6 && memcmp(name, "odata.", 6) == 0) ||
 			 (len >= 7 && memcmp(name, "@odata.", 7) == 0))
 		*keep = false;
@@ -131,10 +133,10 @@ classify(Parser *ps, Member *m, bool *keep)
 			return false;
 		}
 		m->name_len = base;
-		if ((base == 12 && memcmp(name, "PartitionKey", 12) == 0) ||
-			(base == 6 && memcmp(name, "RowKey", 6) == 0))
+		sys = edm_system_prop(name, base);
+		if (sys == EDM_SYS_PARTITION_KEY || sys == EDM_SYS_ROW_KEY)
 			m->kind = MK_KEY_ANNOT;
-		else if (base == 9 && memcmp(name, "Timestamp", 9) == 0)
+		else if (sys == EDM_SYS_TIMESTAMP)
 			*keep = false;
 		else
 		{
@@ -159,45 +161,29 @@ static bool
 scan_object(Parser *ps, bool prefix)
 {
 	JsonLex    *lx = &ps->lx;
-	JsonToken	t;
 
 	if (json_peek(lx) != '{')
 		return json_error(lx, lx->i, "an entity must be a JSON object");
 	lx->i++;
-	if (json_peek(lx) == '}')
-		lx->i++;
-	else
+	for (bool first = true;;)
 	{
-		for (;;)
-		{
-			JsonToken	key;
-			Member	   *m;
-			bool		keep;
+		JsonToken	key;
+		Member	   *m;
+		bool		keep;
 
-			if (json_peek(lx) != '"')
-				return json_error(lx, lx->i, "a member name (a string) was expected");
-			if (!json_next(lx, &key) || !json_decode_string(lx, &key))
-				return false;
-			if (json_peek(lx) != ':')
-				return json_error(lx, lx->i, "':' was expected");
-			lx->i++;
-			m = add_member(ps);
-			m->name = key.p;
-			m->name_len = key.len;
-			m->pos = ps->n - 1;
-			m->out = -1;
-			if (!scan_value(ps, &m->val) || !classify(ps, m, &keep))
-				return false;
-			if (!keep)
-				ps->n--;
-			if (!json_next(lx, &t))
-				return false;
-			if (t.kind == JT_COMMA)
-				continue;
-			if (t.kind == JT_RBRACE)
-				break;
-			return json_error(lx, t.pos, "',' or '}' was expected");
-		}
+		if (!json_next_member(lx, &first, &key, true))
+			return false;
+		if (key.kind == JT_RBRACE)
+			break;
+		m = add_member(ps);
+		m->name = key.p;
+		m->name_len = key.len;
+		m->pos = ps->n - 1;
+		m->out = -1;
+		if (!scan_value(ps, &m->val) || !classify(ps, m, &keep))
+			return false;
+		if (!keep)
+			ps->n--;
 	}
 	if (prefix)
 		return true;
@@ -401,7 +387,7 @@ take_key(Parser *ps, Member *m, bool *has, const char **key, uint32 *len)
 static bool
 check_key_annotation(Parser *ps, Member *m)
 {
-	const char *which = m->name_len == 12 ? "PartitionKey" : "RowKey";
+	const char *which = edm_system_prop(m->name, m->name_len) == EDM_SYS_PARTITION_KEY ? "PartitionKey" : "RowKey";
 
 	if (m->val.kind != JT_STRING || !json_decode_string(&ps->lx, &m->val) ||
 		edm_type_from_name(m->val.p, m->val.len) != EDM_STRING)

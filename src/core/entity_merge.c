@@ -91,13 +91,15 @@ entity_without(const EntityView *v, const char *name, uint32 len, TsError *err)
 				n = 0,
 				k = 0;
 	Entity	   *r;
+	EdmSystemProp sys;
 
-	if (len == 12 && memcmp(name, "PartitionKey", 12) == 0)
+	sys = edm_system_prop(name, len);
+	if (sys == EDM_SYS_PARTITION_KEY)
 	{
 		keys.has_pk = false;
 		keys.pk_len = 0;
 	}
-	else if (len == 6 && memcmp(name, "RowKey", 6) == 0)
+	else if (sys == EDM_SYS_ROW_KEY)
 	{
 		keys.has_rk = false;
 		keys.rk_len = 0;

@@ -175,11 +175,12 @@ parse_paths(JsonLex *lx, PathList *pl, const char *member, TsError *err)
 			return false;
 		if (t.kind != JT_LBRACE)
 			return policy_error(err, "%s must be an array of {\"path\": ...} objects", member);
-		while (json_peek(lx) != '}')
+		for (bool first = true;;)
 		{
-			if (!json_expect(lx, &k, JT_STRING, "a member name was expected") || !json_decode_string(lx, &k) ||
-				!json_expect(lx, &t, JT_COLON, "':' was expected"))
+			if (!json_next_member(lx, &first, &k, true))
 				return false;
+			if (k.kind == JT_RBRACE)
+				break;
 			if (!member_is(&k, "path"))
 				return policy_error(err, "a path object has the member \"%s\"; only \"path\" is supported",
 									pnstrdup(k.p, k.len));
@@ -192,12 +193,7 @@ parse_paths(JsonLex *lx, PathList *pl, const char *member, TsError *err)
 				return policy_error(err, "a path must be a string%s", NULL);
 			if (!json_decode_string(lx, &v) || !add_path(pl, v.p, v.len, err))
 				return false;
-			if (json_peek(lx) == ',')
-				lx->i++;
-			else if (json_peek(lx) != '}')
-				return json_error(lx, lx->i, "',' or '}' was expected");
 		}
-		lx->i++;
 		if (!has_path)
 			return policy_error(err, "a path object in %s has no \"path\"", member);
 		if (json_peek(lx) == ',')
@@ -247,14 +243,15 @@ index_policy_parse(const char *json, size_t len, IndexPolicy *p, TsError *err)
 		return false;
 	if (t.kind != JT_LBRACE)
 		return policy_error(err, "an indexing policy is a JSON object such as {\"indexingMode\": \"consistent\"}%s", NULL);
-	while (json_peek(&lx) != '}')
+	for (bool first = true;;)
 	{
 		JsonToken	k,
 					v;
 
-		if (!json_expect(&lx, &k, JT_STRING, "a member name was expected") || !json_decode_string(&lx, &k) ||
-			!json_expect(&lx, &t, JT_COLON, "':' was expected"))
+		if (!json_next_member(&lx, &first, &k, true))
 			return false;
+		if (k.kind == JT_RBRACE)
+			break;
 		if (member_is(&k, "indexingMode"))
 		{
 			if (seen_mode)
@@ -305,12 +302,7 @@ index_policy_parse(const char *json, size_t len, IndexPolicy *p, TsError *err)
 		else
 			return policy_error(err, "the policy has the member \"%s\"; known are indexingMode, automatic, "
 								"includedPaths and excludedPaths", pnstrdup(k.p, k.len));
-		if (json_peek(&lx) == ',')
-			lx.i++;
-		else if (json_peek(&lx) != '}')
-			return json_error(&lx, lx.i, "',' or '}' was expected");
 	}
-	lx.i++;
 	if (json_peek(&lx) != '\0')
 		return json_error(&lx, lx.i, "unexpected text after the object");
 

@@ -1,6 +1,8 @@
 /*
- * json_lex.h - the JSON tokenizer (RFC 8259) shared by the entity parser (entity_json_in.c) and
- * the batch document parser (batch_parse.c). Backend-free.
+ * json_lex.h - the JSON tokenizer (RFC 8259) and the loop over an object's members, shared by
+ * every JSON reader: the entity parser (entity_json_in.c), the batch document (batch_parse.c),
+ * indexing policies, Create Table bodies, the gateway's tokens (oauth.c) and tablestore-copy's
+ * lines and pages. Backend-free.
  *
  * Tokens point into the input. Strings are checked when scanned (escapes, control characters,
  * UTF-8) and decoded only on request, so a string without escapes costs no copy. A syntax error
@@ -86,11 +88,64 @@ extern bool json_next(JsonLex *lx, JsonToken *t);
 /* Scan the next token and require it to be of kind k ("what" names it in the error). */
 extern bool json_expect(JsonLex *lx, JsonToken *t, JsonTok k, const char *what);
 
+
 /* Decode an escaped string token in place (into memory from palloc); a no-op without escapes. */
 extern bool json_decode_string(JsonLex *lx, JsonToken *t);
 
 /* Record a syntax error at byte offset off; returns false. */
 extern bool json_error(JsonLex *lx, size_t off, const char *what);
+
+/*
+ * The one loop over a JSON object's members, for every reader of objects in the extension, the
+ * gateway and tablestore-copy. Call it after the object's '{' (each reader checks that with its
+ * own message) with *first true. Each call reads the ',' before a member (none before the first),
+ * the member's name (decoded when decode: json_decode_string) and its ':', and leaves the lexer at
+ * the value, which the caller reads or steps over (json_skip_value). At the object's '}' it
+ * returns true with name->kind JT_RBRACE. False on a syntax error, recorded in lx->err: "a member
+ * name (a string) was expected" (also after a trailing ','), "':' was expected", "',' or '}' was
+ * expected".
+ *
+ *	for (bool first = true;;)
+ *	{
+ *		if (!json_next_member(lx, &first, &name, true))
+ *			return false;
+ *		if (name.kind == JT_RBRACE)
+ *			break;
+ *		... the value ...
+ *	}
+ */
+static inline bool
+json_next_member(JsonLex *lx, bool *first, JsonToken *name, bool decode)
+{
+	if (*first)
+	{
+		*first = false;
+		if (json_peek(lx) == '}')
+		{
+			name->kind = JT_RBRACE;
+			name->pos = (uint32) lx->i++;
+			return true;
+		}
+	}
+	else
+	{
+		/* after a value: ',' and the next member, or the end of the object */
+		if (!json_next(lx, name))
+			return false;
+		if (name->kind == JT_RBRACE)
+			return true;
+		if (name->kind != JT_COMMA)
+			return json_error(lx, name->pos, "',' or '}' was expected");
+	}
+	if (json_peek(lx) != '"')
+		return json_error(lx, lx->i, "a member name (a string) was expected");
+	if (!json_next(lx, name) || (decode && !json_decode_string(lx, name)))
+		return false;
+	if (json_peek(lx) != ':')
+		return json_error(lx, lx->i, "':' was expected");
+	lx->i++;
+	return true;
+}
 
 /*
  * How JSON text writes the byte c inside a string: 0 when it stands for itself, else the length

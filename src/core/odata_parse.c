@@ -230,12 +230,17 @@ mirror(OdCmp op)
 static OdProp
 prop_kind(const char *name, uint32 len)
 {
-	if (len == 12 && memcmp(name, "PartitionKey", 12) == 0)
-		return PROP_PARTITION_KEY;
-	if (len == 6 && memcmp(name, "RowKey", 6) == 0)
-		return PROP_ROW_KEY;
-	if (len == 9 && memcmp(name, "Timestamp", 9) == 0)
-		return PROP_TIMESTAMP;
+	switch (edm_system_prop(name, len))
+	{
+		case EDM_SYS_PARTITION_KEY:
+			return PROP_PARTITION_KEY;
+		case EDM_SYS_ROW_KEY:
+			return PROP_ROW_KEY;
+		case EDM_SYS_TIMESTAMP:
+			return PROP_TIMESTAMP;
+		case EDM_SYS_NONE:
+			break;
+	}
 	return PROP_CUSTOM;
 }
 

@@ -4,37 +4,16 @@
 #include "row_json.h"
 
 static void
-append_percent_encoded(StringInfo out, const char *s, size_t len)
+put_string_info(void *sink, const char *s, size_t len)
 {
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (size_t i = 0; i < len; i++)
-	{
-		unsigned char c = (unsigned char) s[i];
-
-		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-			c == '-' || c == '.' || c == '_' || c == '~')
-			appendStringInfoCharMacro(out, (char) c);
-		else if (c == '\'')
-			appendBinaryStringInfo(out, "''", 2);	/* a quote inside a key is doubled */
-		else
-		{
-			appendStringInfoCharMacro(out, '%');
-			appendStringInfoCharMacro(out, hex[c >> 4]);
-			appendStringInfoCharMacro(out, hex[c & 15]);
-		}
-	}
+	appendBinaryStringInfo((StringInfo) sink, s, (int) len);
 }
 
 void
 row_json_append_key_path(StringInfo out, const char *table, const RowJson *r)
 {
 	appendStringInfoString(out, table);
-	appendBinaryStringInfo(out, "(PartitionKey='", 15);
-	append_percent_encoded(out, r->pk, r->pk_len);
-	appendBinaryStringInfo(out, "',RowKey='", 10);
-	append_percent_encoded(out, r->rk, r->rk_len);
-	appendBinaryStringInfo(out, "')", 2);
+	edm_put_key_path(put_string_info, out, r->pk, r->pk_len, r->rk, r->rk_len);
 }
 
 bool

@@ -61,7 +61,7 @@ typedef struct RowJson
 /* Write one row as a JSON object; metadata_url, when not NULL, becomes its odata.metadata. */
 extern void row_json_write(JsonSink *s, const RowJsonContext *c, const RowJson *r, const char *metadata_url);
 
-/* The keys as they stand in a URL: tbl(PartitionKey='…',RowKey='…'), quotes doubled, percent-encoded. */
+/* The keys as they stand in a URL: tbl(PartitionKey='…',RowKey='…') (edm_put_key_path). */
 extern void row_json_append_key_path(StringInfo out, const char *table, const RowJson *r);
 
 /* A metadata level from its name ("nometadata", "minimalmetadata", "fullmetadata"); false if unknown. */

@@ -20,7 +20,7 @@
 
 #include "ts_core.h"
 
-typedef void (*SignPut) (void *sink, const char *s, size_t len);
+typedef TsPut SignPut;
 
 typedef enum SignScheme
 {

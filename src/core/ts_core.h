@@ -10,6 +10,20 @@
 
 #ifdef TS_FRONTEND
 #include "postgres_fe.h"
+#else
+#include "postgres.h"
+#endif
+
+/*
+ * PostgreSQL 15 only: the one version Debian 12 ships, and the one the code and its tests are
+ * written for (pg_class_ownercheck, postgres_fdw's internal prototypes in remote_call.c, no
+ * soft-error API). The Makefile refuses another major version before compiling.
+ */
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
+#error "tablestore is built for PostgreSQL 15 only"
+#endif
+
+#ifdef TS_FRONTEND
 
 /*
  * The frontend has no varlena macros (they live in postgres.h). The fuzz builds only ever make
@@ -22,11 +36,15 @@
 #define VARDATA(p)			(((char *) (p)) + VARHDRSZ)
 #define VARSIZE_ANY_EXHDR(p) (VARSIZE(p) - VARHDRSZ)
 #define VARDATA_ANY(p)		VARDATA(p)
-#else
-#include "postgres.h"
 #endif
 
 #include "lib/stringinfo.h"
+
+/*
+ * Where the core writes text that each program keeps in buffers of its own (the extension's
+ * StringInfo, the gateway's Buf, which never exits on a failed allocation): len bytes at s.
+ */
+typedef void (*TsPut) (void *sink, const char *s, size_t len);
 
 /*
  * Guards for loops and recursion over user input: the backend's stack-depth and interrupt checks,

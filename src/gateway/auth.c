@@ -71,13 +71,6 @@ auth_decode_key(const char *b64, unsigned char *out, size_t *outlen)
 	return true;
 }
 
-/* sign_shared_key's sink: the gateway's buffer (which records a failed allocation, never exits) */
-static void
-put_buf(void *sink, const char *s, size_t len)
-{
-	buf_append((Buf *) sink, s, len);
-}
-
 char *
 auth_string_to_sign(AuthScheme scheme, const AuthInput *in)
 {
@@ -93,7 +86,7 @@ auth_string_to_sign(AuthScheme scheme, const AuthInput *in)
 	};
 
 	buf_init(&b);
-	sign_shared_key(put_buf, &b, scheme == AUTH_SHARED_KEY ? SIGN_SHARED_KEY : SIGN_SHARED_KEY_LITE, &r);
+	sign_shared_key(buf_put, &b, scheme == AUTH_SHARED_KEY ? SIGN_SHARED_KEY : SIGN_SHARED_KEY_LITE, &r);
 	if (b.failed)
 	{
 		buf_free(&b);
@@ -114,28 +107,11 @@ auth_hmac_matches(const unsigned char *key, size_t key_len, const char *msg, con
 	return CRYPTO_memcmp(mac, sig, 32) == 0;
 }
 
-long
-auth_days_from_civil(int y, int m, int d)
-{
-	int			era,
-				yoe,
-				doy,
-				doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return (long) era * 146097 + doe - 719468;
-}
-
 bool
 auth_parse_date(const char *s, time_t *out)
 {
 	static const char *const wdays = "Mon,Tue,Wed,Thu,Fri,Sat,Sun,";
 	static const char *const months = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	int			day,
 				mon = -1,
 				year,
@@ -157,12 +133,11 @@ auth_parse_date(const char *s, time_t *out)
 	for (int i = 0; i < 12; i++)
 		if (memcmp(months + i * 3, p + 8, 3) == 0)
 			mon = i;
-	if (mon < 0 || !parse_digits(p + 5, 2, &day) || !parse_digits(p + 12, 4, &year) || !parse_digits(p + 17, 2, &hh) ||
-		!parse_digits(p + 20, 2, &mm) || !parse_digits(p + 23, 2, &ss) || day < 1 || day > mdays[mon] ||
-		(mon == 1 && day == 29 && !(year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) ||
+	if (mon < 0 || !edm_parse_digits(p + 5, 2, &day) || !edm_parse_digits(p + 12, 4, &year) || !edm_parse_digits(p + 17, 2, &hh) ||
+		!edm_parse_digits(p + 20, 2, &mm) || !edm_parse_digits(p + 23, 2, &ss) || day < 1 || day > edm_days_in_month(year, mon + 1) ||
 		year < 1970 || hh > 23 || mm > 59 || ss > 60)
 		return false;
-	*out = (time_t) (auth_days_from_civil(year, mon + 1, day) * 86400L + hh * 3600L + mm * 60L + ss);
+	*out = (time_t) edm_unix_from_civil(year, mon + 1, day, hh, mm, ss);
 	return true;
 }
 

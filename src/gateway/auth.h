@@ -69,9 +69,6 @@ extern bool auth_decode_key(const char *b64, unsigned char *out, size_t *outlen)
 /* An RFC 1123 date in GMT, as HTTP and the service write it, to seconds since 1970. */
 extern bool auth_parse_date(const char *s, time_t *out);
 
-/* Days from 1970-01-01 to a civil date (proleptic Gregorian; m 1-12). */
-extern long auth_days_from_civil(int y, int m, int d);
-
 /* Does HMAC-SHA256(key, msg) equal sig (compared in constant time)? */
 extern bool auth_hmac_matches(const unsigned char *key, size_t key_len, const char *msg, const unsigned char sig[32]);
 

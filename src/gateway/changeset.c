@@ -161,16 +161,14 @@ authority_of(Arena *a, const char *url)
 static const OpDef *
 sub_operation(Req *r, int k, const SubRequest *s, const Target *t)
 {
-	const char *verb = s->method;
+	const char *verb = ops_verb(s->method, s->x_http_method);
 	const char *why = NULL;
 	const char *allowed = NULL;
 	OpResource	res;
 	const OpDef *op;
 
-	if (s->x_http_method && strcmp(verb, "POST") == 0)
-		verb = s->x_http_method;
 	res = ops_resource(t, query_get(&t->query, "restype"), query_get(&t->query, "comp"), &why);
-	op = res == OPR_NONE ? NULL : ops_find(res, verb, s->if_match != NULL, &allowed);
+	op = res == OPR_NONE || verb == NULL ? NULL : ops_find(res, verb, s->if_match != NULL, &allowed);
 	if (op == NULL || op->batch_op == NULL)
 	{
 		fail_part(r, k, 400, "InvalidInput",
@@ -361,6 +359,7 @@ query_alone(Req *r, const SubRequest *s)
 		return;
 	}
 	res = ops_resource(&t, query_get(&t.query, "restype"), query_get(&t.query, "comp"), &why);
+	/* a query alone is a plain GET: any X-HTTP-Method makes it something else */
 	op = res == OPR_NONE || s->x_http_method ? NULL : ops_find(res, s->method, s->if_match != NULL, &allowed);
 	if (op == NULL || (op->id != OP_GET_ENTITY && op->id != OP_QUERY_ENTITIES))
 	{

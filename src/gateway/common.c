@@ -109,30 +109,6 @@ header_text_ok(const char *v)
 	return edm_utf8_valid(v, n);
 }
 
-/* key with quotes doubled, then percent-encoded (unreserved characters and quotes kept) */
-static void
-append_key(Buf *b, const char *k, size_t n)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (size_t i = 0; i < n; i++)
-	{
-		unsigned char c = (unsigned char) k[i];
-
-		if (c == '\'')
-			buf_puts(b, "''");
-		else if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-				 c == '-' || c == '_' || c == '.' || c == '~')
-			buf_append(b, &k[i], 1);
-		else
-		{
-			char		e[3] = {'%', hex[c >> 4], hex[c & 15]};
-
-			buf_append(b, e, 3);
-		}
-	}
-}
-
 char *
 entity_url(Req *r, const char *table, const char *pk, size_t pk_len, const char *rk, size_t rk_len)
 {
@@ -140,11 +116,8 @@ entity_url(Req *r, const char *table, const char *pk, size_t pk_len, const char 
 	char	   *out;
 
 	buf_init(&b);
-	buf_printf(&b, "%s/%s(PartitionKey='", r->base, table);
-	append_key(&b, pk, pk_len);
-	buf_puts(&b, "',RowKey='");
-	append_key(&b, rk, rk_len);
-	buf_puts(&b, "')");
+	buf_printf(&b, "%s/%s", r->base, table);
+	edm_put_key_path(buf_put, &b, pk, pk_len, rk, rk_len);
 	out = b.failed ? NULL : arena_strndup(&r->arena, b.data, b.len);
 	buf_free(&b);
 	return out;

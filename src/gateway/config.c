@@ -1,7 +1,7 @@
 /*
- * config.c - defaults, the config file (key = value lines, [account NAME] sections),
+ * config.c - the config file (key = value lines of settings.c's keys, [account NAME] sections),
  * AZURITE_ACCOUNTS ("name:key1[:key2];..."), the accounts' rules, and the account lookup used on
- * every request.
+ * every request. The settings themselves, their defaults and checks, are settings.c's table.
  *
  * The accounts' rules (doc/gateway.md, "Accounts"):
  * - Configured accounts (AZURITE_ACCOUNTS, [account] sections) replace the development account
@@ -14,6 +14,7 @@
  *   --cert or with --oauth, unless --allow-dev-account says so.
  */
 #include "config.h"
+#include "settings.h"
 
 #include <libpq-fe.h>
 
@@ -55,30 +56,6 @@ add_account(Config *c, const char *name, size_t len, char *err, size_t errlen)
 	return a;
 }
 
-/* "NAME=CONNINFO": a node of distributed tables, by the coordinator's server name. */
-static bool
-add_node(Node *nodes, int *nnodes, const char *v, char *err, size_t errlen)
-{
-	const char *eq = strchr(v, '=');
-	size_t		n = eq ? (size_t) (eq - v) : 0;
-
-	if (n == 0 || n >= sizeof(nodes[0].name) || eq[1] == '\0')
-	{
-		snprintf(err, errlen, "expected NAME=CONNINFO (the coordinator's server name and a libpq connection string)");
-		return false;
-	}
-	if (*nnodes == GW_MAX_NODES)
-	{
-		snprintf(err, errlen, "at most %d nodes", GW_MAX_NODES);
-		return false;
-	}
-	memcpy(nodes[*nnodes].name, v, n);
-	nodes[*nnodes].name[n] = '\0';
-	nodes[*nnodes].dsn = strdup(eq + 1);
-	(*nnodes)++;
-	return true;
-}
-
 static bool
 set_key(Account *a, int which, const char *b64, char *err, size_t errlen)
 {
@@ -90,28 +67,10 @@ set_key(Account *a, int which, const char *b64, char *err, size_t errlen)
 	return true;
 }
 
-void
-config_defaults(Config *c)
+bool
+config_defaults(Config *c, char *err, size_t errlen)
 {
-	memset(c, 0, sizeof(*c));
-	c->listen_addr = strdup("127.0.0.1");
-	c->port = 10002;
-	c->threads = 4;
-	c->pool_size = 4;
-	c->queue_max = 256;
-	c->queue_timeout_ms = 10000;
-	c->conn_timeout_s = 30;
-	c->request_timeout_s = 60;
-	c->statement_timeout_ms = 30000;
-	c->max_connections = 1000;
-	c->per_ip_connections = 128;
-	c->header_limit = 32 * 1024;	/* libmicrohttpd clears this much per request: keep it small */
-	c->body_memory = 64u * 1024 * 1024;
-	c->response_memory = 256u * 1024 * 1024;
-	c->account_share_pct = 10;
-	c->credential_share_pct = 50;
-	c->send_timeout_s = 10;
-	c->log_level = LOG_REQUESTS;
+	return settings_defaults(c, err, errlen);
 }
 
 bool
@@ -151,146 +110,21 @@ config_add_accounts(Config *c, const char *spec, char *err, size_t errlen)
 	return ok;
 }
 
-static bool
-parse_int(const char *v, int lo, int hi, int *out)
-{
-	char	   *end;
-	long		x;
-
-	errno = 0;
-	x = strtol(v, &end, 10);
-	if (errno || end == v || *end != '\0' || x < lo || x > hi)
-		return false;
-	*out = (int) x;
-	return true;
-}
-
+/* A setting by its config-file key (settings.c), or the config file's "accounts". */
 bool
 config_set(Config *c, const char *key, const char *v, char *err, size_t errlen)
 {
-	int			x;
+	const Setting *s;
 
-#define INT_SETTING(name, field, lo, hi) \
-	if (strcmp(key, name) == 0) \
-	{ \
-		if (!parse_int(v, lo, hi, &x)) \
-		{ \
-			snprintf(err, errlen, "%s must be an integer from %d to %d", name, lo, hi); \
-			return false; \
-		} \
-		c->field = x; \
-		return true; \
-	}
-	INT_SETTING("port", port, 0, 65535);
-	INT_SETTING("threads", threads, 0, 256);
-	INT_SETTING("pool_size", pool_size, 1, 256);
-	INT_SETTING("queue_max", queue_max, 0, 100000);
-	INT_SETTING("queue_timeout_ms", queue_timeout_ms, 1, 600000);
-	INT_SETTING("connection_timeout_s", conn_timeout_s, 1, 3600);
-	INT_SETTING("request_timeout_s", request_timeout_s, 1, 3600);
-	INT_SETTING("statement_timeout_ms", statement_timeout_ms, 0, 3600000);
-	INT_SETTING("max_connections", max_connections, 1, 100000);
-	INT_SETTING("per_ip_connections", per_ip_connections, 0, 100000);
-	INT_SETTING("account_share_pct", account_share_pct, 1, 100);
-	INT_SETTING("credential_share_pct", credential_share_pct, 1, 100);
-	INT_SETTING("send_timeout_s", send_timeout_s, 1, 3600);
-#undef INT_SETTING
-	if (strcmp(key, "body_memory_mb") == 0)
-	{
-		if (!parse_int(v, 4, 65536, &x))
-		{
-			snprintf(err, errlen, "body_memory_mb must be an integer from 4 to 65536");
-			return false;
-		}
-		c->body_memory = (size_t) x * 1024 * 1024;
-		return true;
-	}
-	if (strcmp(key, "response_memory_mb") == 0)
-	{
-		if (!parse_int(v, 16, 65536, &x))
-		{
-			snprintf(err, errlen, "response_memory_mb must be an integer from 16 to 65536");
-			return false;
-		}
-		c->response_memory = (size_t) x * 1024 * 1024;
-		return true;
-	}
-	if (strcmp(key, "allow_dev_account") == 0)
-	{
-		if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-		{
-			snprintf(err, errlen, "allow_dev_account must be on or off");
-			return false;
-		}
-		c->allow_dev_account = strcmp(v, "on") == 0;
-		return true;
-	}
-	if (strcmp(key, "header_limit") == 0)
-	{
-		if (!parse_int(v, 4096, 16 * 1024 * 1024, &x))
-		{
-			snprintf(err, errlen, "header_limit must be from 4096 to 16777216 bytes");
-			return false;
-		}
-		c->header_limit = (size_t) x;
-		return true;
-	}
-	if (strcmp(key, "listen") == 0)
-	{
-		free(c->listen_addr);
-		c->listen_addr = strdup(v);
-		return true;
-	}
-	if (strcmp(key, "node") == 0)
-		return add_node(c->nodes, &c->nnodes, v, err, errlen);
-	if (strcmp(key, "dsn") == 0)
-	{
-		free(c->default_dsn);
-		c->default_dsn = strdup(v);
-		return true;
-	}
-	if (strcmp(key, "log") == 0)
-	{
-		if (strcmp(v, "quiet") == 0)
-			c->log_level = LOG_QUIET;
-		else if (strcmp(v, "requests") == 0)
-			c->log_level = LOG_REQUESTS;
-		else if (strcmp(v, "debug") == 0)
-			c->log_level = LOG_DEBUG;
-		else
-		{
-			snprintf(err, errlen, "log must be quiet, requests or debug");
-			return false;
-		}
-		return true;
-	}
 	if (strcmp(key, "accounts") == 0)
 		return config_add_accounts(c, v, err, errlen);
-	if (strcmp(key, "tls_cert") == 0 || strcmp(key, "tls_key") == 0 || strcmp(key, "oauth_keys") == 0 ||
-		strcmp(key, "oauth_issuers") == 0)
+	s = setting_by_key(key);
+	if (s == NULL)
 	{
-		char	  **field = strcmp(key, "tls_cert") == 0 ? &c->tls_cert : strcmp(key, "tls_key") == 0 ? &c->tls_key :
-			strcmp(key, "oauth_keys") == 0 ? &c->oauth_keys : &c->oauth_issuers;
-
-		free(*field);
-		*field = strdup(v);
-		return true;
+		snprintf(err, errlen, "unknown setting \"%.40s\"", key);
+		return false;
 	}
-	if (strcmp(key, "oauth") == 0)
-	{
-		if (strcmp(v, "basic") == 0)
-			c->oauth = true;
-		else if (strcmp(v, "off") == 0)
-			c->oauth = false;
-		else
-		{
-			snprintf(err, errlen, "oauth must be basic or off");
-			return false;
-		}
-		return true;
-	}
-	snprintf(err, errlen, "unknown setting \"%.40s\"", key);
-	return false;
+	return setting_set(c, s, v, err, errlen);
 }
 
 static char *
@@ -376,7 +210,7 @@ config_load_file(Config *c, const char *path, char *err, size_t errlen)
 				section->dsn = strdup(v);
 			}
 			else if (strcmp(k, "node") == 0)
-				ok = add_node(section->nodes, &section->nnodes, v, e, sizeof(e));
+				ok = setting_add_node(section->nodes, &section->nnodes, v, e, sizeof(e));
 			else
 			{
 				snprintf(e, sizeof(e), "unknown account setting \"%.40s\" (key1, key2, dsn, node)", k);

@@ -1,6 +1,6 @@
 /*
- * main.c - tablestore-gateway: flags, configuration, the accounts' databases, pools and workers,
- * signals.
+ * main.c - tablestore-gateway: the flags and the configuration read (settings.c's table, config.c),
+ * the accounts' databases, pools and workers, signals.
  *
  *   tablestore-gateway --port N --dsn 'CONNINFO'    foreground, 127.0.0.1:N, development account
  *   tablestore-gateway --config FILE                settings and accounts from a file
@@ -17,9 +17,9 @@
 #include "gateway.h"
 #include "listener.h"
 #include "pool.h"
+#include "settings.h"
 #include "worker.h"
 
-#include <getopt.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,52 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-			"tablestore-gateway %s - the Azure Table service REST protocol over PostgreSQL (tablestore)\n"
-			"\n"
-			"usage: tablestore-gateway [options]\n"
-			"\n"
-			"  --dsn CONNINFO            libpq connection string for accounts without their own\n"
-			"  --node NAME=CONNINFO      a node of distributed tables, by the coordinator's server name:\n"
-			"                            one-partition calls go straight to it (repeat per node)\n"
-			"  --config FILE             config file (key = value, [account NAME] sections; see README)\n"
-			"  --listen ADDR             address to listen on (default 127.0.0.1)\n"
-			"  --port N                  port (default 10002)\n"
-			"  --threads N               HTTP worker threads (default 4; 0 = a thread per connection)\n"
-			"  --pool N                  PostgreSQL connections per account (default 4)\n"
-			"  --queue N                 requests that may wait for a connection before 503 (default 256)\n"
-			"  --queue-timeout MS        longest wait for a connection before 503 (default 10000)\n"
-			"  --timeout S               idle client connection timeout in seconds (default 30)\n"
-			"  --request-timeout S       longest time to receive one request body (default 60)\n"
-			"  --statement-timeout MS    per SQL call (default 30000; 0 = none)\n"
-			"  --max-connections N       client connections (default 1000)\n"
-			"  --header-limit BYTES      request line + headers per connection (default 32768)\n"
-			"  --body-memory MB          request bodies held at once, all connections (default 64)\n"
-			"  --response-memory MB      answers not yet sent, all connections (default 256)\n"
-			"  --account-share PCT       of each of the two, the room kept for each account (default 10)\n"
-			"  --credential-share PCT    of an account's kept room, the part its SASes and tokens leave to its key (default 50)\n"
-			"  --send-timeout S          an answer the client reads nothing of for S seconds is dropped (default 10)\n"
-			"  --per-ip-connections N    client connections from one address (default 128; 0 = no limit)\n"
-			"  --log quiet|requests|debug  (default requests: one line per request on stderr)\n"
-			"  --cert FILE --key FILE    serve HTTPS with this PEM certificate (chain) and private key\n"
-			"  --oauth basic             accept bearer tokens (HTTPS only): aud, iss, nbf, exp checked\n"
-			"  --oauth-keys FILE         with --oauth: RS256 signatures verified with these PEM public keys\n"
-			"  --oauth-issuers LIST      with --oauth-keys: the issuers (tenants) trusted, comma-separated\n"
-			"  --allow-dev-account       allow the public development key with a non-loopback --listen,\n"
-			"                            --cert or --oauth (anyone can sign requests with it)\n"
-			"  --print-sql               print the prepared statements and exit\n"
-			"  --help, --version\n"
-			"\n"
-			"Accounts: AZURITE_ACCOUNTS=\"name:key1[:key2];...\" and [account NAME] sections; without\n"
-			"any, devstoreaccount1 with the well-known development key. Each account has a database of\n"
-			"its own: its dsn, else --dsn's database for the first account, <database>_<account> for the\n"
-			"others (created when missing).\n",
-			TS_VERSION);
-}
 
 /* An account's database (checked, or created), its pools, its workers and its cache. false: say why. */
 static bool
@@ -225,52 +179,11 @@ malloc_settings(void)
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"dsn", required_argument, NULL, 'd'},
-		{"node", required_argument, NULL, 'N'},
-		{"config", required_argument, NULL, 'c'},
-		{"listen", required_argument, NULL, 'l'},
-		{"port", required_argument, NULL, 'p'},
-		{"threads", required_argument, NULL, 't'},
-		{"pool", required_argument, NULL, 'P'},
-		{"queue", required_argument, NULL, 'q'},
-		{"queue-timeout", required_argument, NULL, 'Q'},
-		{"timeout", required_argument, NULL, 'T'},
-		{"request-timeout", required_argument, NULL, 'R'},
-		{"statement-timeout", required_argument, NULL, 'S'},
-		{"max-connections", required_argument, NULL, 'm'},
-		{"header-limit", required_argument, NULL, 'H'},
-		{"body-memory", required_argument, NULL, 'B'},
-		{"response-memory", required_argument, NULL, 'M'},
-		{"account-share", required_argument, NULL, 'a'},
-		{"credential-share", required_argument, NULL, 'k'},
-		{"send-timeout", required_argument, NULL, 's'},
-		{"per-ip-connections", required_argument, NULL, 'i'},
-		{"allow-dev-account", no_argument, NULL, 'A'},
-		{"log", required_argument, NULL, 'L'},
-		{"cert", required_argument, NULL, 'C'},
-		{"key", required_argument, NULL, 'K'},
-		{"oauth", required_argument, NULL, 'O'},
-		{"oauth-keys", required_argument, NULL, 'J'},
-		{"oauth-issuers", required_argument, NULL, 'I'},
-		{"print-sql", no_argument, NULL, 'x'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'v'},
-		{NULL, 0, NULL, 0}
-	};
-	/* flags are applied after the config file, so that they win */
-	struct
-	{
-		const char *key;
-		const char *value;
-	}			flagset[32];
-	int			nflags = 0;
-	const char *config_file = NULL;
+	GwArgs		args;
 	char		err[512];
 	const char *env;
 	static sigset_t sigs;
 	pthread_t	sig_thread;
-	int			c;
 
 	/*
 	 * Before any thread starts (the accounts' workers and pools, libmicrohttpd's): every thread
@@ -286,123 +199,35 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	malloc_settings();
 
-	config_defaults(&gw_config);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+	if (!config_defaults(&gw_config, err, sizeof(err)))
 	{
-		const char *key = NULL;
-
-		switch (c)
-		{
-			case 'd':
-				key = "dsn";
-				break;
-			case 'N':
-				key = "node";
-				break;
-			case 'c':
-				config_file = optarg;
-				break;
-			case 'l':
-				key = "listen";
-				break;
-			case 'p':
-				key = "port";
-				break;
-			case 't':
-				key = "threads";
-				break;
-			case 'P':
-				key = "pool_size";
-				break;
-			case 'q':
-				key = "queue_max";
-				break;
-			case 'Q':
-				key = "queue_timeout_ms";
-				break;
-			case 'T':
-				key = "connection_timeout_s";
-				break;
-			case 'R':
-				key = "request_timeout_s";
-				break;
-			case 'S':
-				key = "statement_timeout_ms";
-				break;
-			case 'm':
-				key = "max_connections";
-				break;
-			case 'H':
-				key = "header_limit";
-				break;
-			case 'B':
-				key = "body_memory_mb";
-				break;
-			case 'M':
-				key = "response_memory_mb";
-				break;
-			case 'a':
-				key = "account_share_pct";
-				break;
-			case 'k':
-				key = "credential_share_pct";
-				break;
-			case 's':
-				key = "send_timeout_s";
-				break;
-			case 'i':
-				key = "per_ip_connections";
-				break;
-			case 'A':
-				key = "allow_dev_account";
-				optarg = "on";
-				break;
-			case 'L':
-				key = "log";
-				break;
-			case 'C':
-				key = "tls_cert";
-				break;
-			case 'K':
-				key = "tls_key";
-				break;
-			case 'O':
-				key = "oauth";
-				break;
-			case 'J':
-				key = "oauth_keys";
-				break;
-			case 'I':
-				key = "oauth_issuers";
-				break;
-			case 'x':
-				for (int s = 0; s < SQL__COUNT; s++)
-					printf("%s;\n", sql_text((SqlStmt) s));
-				return 0;
-			case 'h':
-				usage(stdout);
-				return 0;
-			case 'v':
-				printf("tablestore-gateway %s (for the tablestore extension %s)\n", TS_VERSION, TS_VERSION);
-				return 0;
-			default:
-				usage(stderr);
-				return 2;
-		}
-		if (key && nflags < 32)
-		{
-			flagset[nflags].key = key;
-			flagset[nflags].value = optarg;
-			nflags++;
-		}
+		fprintf(stderr, "tablestore-gateway: %s\n", err);
+		return 1;
 	}
-	if (optind < argc)
+	if (!settings_parse_args(argc, argv, &args, err, sizeof(err)))
 	{
-		fprintf(stderr, "tablestore-gateway: unexpected argument \"%s\"\n", argv[optind]);
-		usage(stderr);
+		if (err[0])
+			fprintf(stderr, "tablestore-gateway: %s\n", err);
+		settings_usage(stderr);
 		return 2;
 	}
-	if (config_file && !config_load_file(&gw_config, config_file, err, sizeof(err)))
+	if (args.help)
+	{
+		settings_usage(stdout);
+		return 0;
+	}
+	if (args.version)
+	{
+		printf("tablestore-gateway %s (for the tablestore extension %s)\n", TS_VERSION, TS_VERSION);
+		return 0;
+	}
+	if (args.print_sql)
+	{
+		for (int s = 0; s < SQL__COUNT; s++)
+			printf("%s;\n", sql_text((SqlStmt) s));
+		return 0;
+	}
+	if (args.config_file && !config_load_file(&gw_config, args.config_file, err, sizeof(err)))
 	{
 		fprintf(stderr, "tablestore-gateway: %s\n", err);
 		return 2;
@@ -413,12 +238,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "tablestore-gateway: %s\n", err);
 		return 2;
 	}
-	for (int i = 0; i < nflags; i++)
-		if (!config_set(&gw_config, flagset[i].key, flagset[i].value, err, sizeof(err)))
-		{
-			fprintf(stderr, "tablestore-gateway: --%s: %s\n", flagset[i].key, err);
-			return 2;
-		}
+	/* flags are applied after the config file, so that they win */
+	if (!settings_apply_args(&gw_config, &args, err, sizeof(err)))
+	{
+		fprintf(stderr, "tablestore-gateway: %s\n", err);
+		return 2;
+	}
 	if (!config_finish(&gw_config, err, sizeof(err)) ||
 		(gw_config.oauth_keys && !oauth_load_keys(gw_config.oauth_keys, &gw_config.token_trust, err, sizeof(err))) ||
 		(gw_config.oauth_issuers && !oauth_set_issuers(gw_config.oauth_issuers, &gw_config.token_trust, err, sizeof(err))))

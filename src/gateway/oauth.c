@@ -108,20 +108,20 @@ static bool
 claims(JsonLex *lx, Arena *a, Claims *c)
 {
 	JsonToken	t;
-	bool		more = true;
 
 	if (!json_expect(lx, &t, JT_LBRACE, "an object"))
 		return false;
-	if (json_peek(lx) == '}')
+	for (bool first = true;;)
 	{
-		(void) json_next(lx, &t);
-		more = false;
-	}
-	while (more)
-	{
+		JsonToken	member;
 		char	   *name;
 
-		if (!next_string(lx, a, &name) || !json_expect(lx, &t, JT_COLON, "':'"))
+		/* (the name is decoded by string_of, into the arena) */
+		if (!json_next_member(lx, &first, &member, false))
+			return false;
+		if (member.kind == JT_RBRACE)
+			break;
+		if ((name = string_of(lx, &member, a)) == NULL)
 			return false;
 		if (strcmp(name, "alg") == 0 || strcmp(name, "iss") == 0)
 		{
@@ -143,8 +143,6 @@ claims(JsonLex *lx, Arena *a, Claims *c)
 			*has = true;
 		}
 		else if (!json_skip_value(lx, MAX_DEPTH, NULL))
-			return false;
-		if (!next_or_close(lx, JT_RBRACE, &more))
 			return false;
 	}
 	return json_next(lx, &t) && t.kind == JT_END;

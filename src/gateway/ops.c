@@ -153,6 +153,19 @@ allow_list(OpResource res)
 	return bit < NRES && allow_lists[bit][0] ? allow_lists[bit] : NULL;
 }
 
+const char *
+ops_verb(const char *method, const char *x_http_method)
+{
+	static const char *const tunnelled[] = {"MERGE", "PATCH", "PUT", "DELETE"};
+
+	if (x_http_method == NULL || strcmp(method, "POST") != 0)
+		return method;
+	for (int i = 0; i < (int) (sizeof(tunnelled) / sizeof(tunnelled[0])); i++)
+		if (strcmp(x_http_method, tunnelled[i]) == 0)
+			return x_http_method;
+	return NULL;
+}
+
 const OpDef *
 ops_find(OpResource res, const char *verb, bool has_if_match, const char **allowed)
 {

@@ -149,6 +149,14 @@ extern const OpDef *ops_def(OpId id);
 extern OpResource ops_resource(const Target *t, const char *restype, const char *comp, const char **why);
 
 /*
+ * The verb a request (or a changeset's sub-request) means: its own, or for a POST with an
+ * X-HTTP-Method header the verb that header tunnels, which must be MERGE, PATCH, PUT or DELETE.
+ * NULL when a POST tunnels any other (400 XHttpVerbNotSupported). The header is ignored on other
+ * verbs. Returns method or x_http_method itself.
+ */
+extern const char *ops_verb(const char *method, const char *x_http_method);
+
+/*
  * The operation a verb names on a resource (with or without If-Match), or NULL: then *allowed is
  * the Allow list of the resource ("GET, POST"), or NULL when no operation serves it at all.
  */

@@ -286,21 +286,20 @@ set_base(Req *r)
 		r->base = arena_printf(&r->arena, "%s://%s/%s", gw_config.tls_cert ? "https" : "http", host, r->account->name);
 }
 
-/* X-HTTP-Method: POST tunnels MERGE, PATCH, PUT or DELETE. false: answered. */
+/* X-HTTP-Method (ops_verb): POST tunnels MERGE, PATCH, PUT or DELETE. false: answered. */
 static bool
 tunnel(Req *r)
 {
-	r->verb = r->method;
-	if (r->x_http_method == NULL || strcmp(r->method, "POST") != 0)
-		return true;
-	if (strcmp(r->x_http_method, "MERGE") == 0 || strcmp(r->x_http_method, "DELETE") == 0 ||
-		strcmp(r->x_http_method, "PUT") == 0 || strcmp(r->x_http_method, "PATCH") == 0)
+	const char *verb = ops_verb(r->method, r->x_http_method);
+
+	if (verb == NULL)
 	{
-		r->verb = arena_strdup(&r->arena, r->x_http_method);
-		return true;
+		r->verb = r->method;
+		resp_error(r, "XHttpVerbNotSupported", "X-HTTP-Method must be MERGE, PATCH, PUT or DELETE.");
+		return false;
 	}
-	resp_error(r, "XHttpVerbNotSupported", "X-HTTP-Method must be MERGE, PATCH, PUT or DELETE.");
-	return false;
+	r->verb = verb == r->method ? verb : arena_strdup(&r->arena, verb);
+	return true;
 }
 
 /* The operation the verb names on the addressed resource. false: answered. */

@@ -21,12 +21,6 @@ param(const SasInput *in, const char *name)
 	return query_get(in->query, name);
 }
 
-static void
-put_buf(void *sink, const char *s, size_t len)
-{
-	buf_append((Buf *) sink, s, len);
-}
-
 static const char *
 field(void *arg, const char *name)
 {
@@ -39,7 +33,7 @@ sas_string_to_sign(const SasInput *in, SasKind kind)
 	Buf			b;
 
 	buf_init(&b);
-	if (!sign_sas(put_buf, &b, kind == SAS_SERVICE, in->account, field, (void *) in) || b.failed)
+	if (!sign_sas(buf_put, &b, kind == SAS_SERVICE, in->account, field, (void *) in) || b.failed)
 	{
 		buf_free(&b);
 		return NULL;
@@ -50,7 +44,6 @@ sas_string_to_sign(const SasInput *in, SasKind kind)
 bool
 sas_parse_time(const char *s, time_t *out)
 {
-	static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	int			y,
 				mo,
 				d,
@@ -60,19 +53,18 @@ sas_parse_time(const char *s, time_t *out)
 	size_t		n = s ? strlen(s) : 0;
 	const char *p;
 
-	if (n < 10 || s[4] != '-' || s[7] != '-' || !parse_digits(s, 4, &y) || !parse_digits(s + 5, 2, &mo) || !parse_digits(s + 8, 2, &d) ||
-		mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || y < 1970 ||
-		(mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
+	if (n < 10 || s[4] != '-' || s[7] != '-' || !edm_parse_digits(s, 4, &y) || !edm_parse_digits(s + 5, 2, &mo) || !edm_parse_digits(s + 8, 2, &d) ||
+		mo < 1 || mo > 12 || d < 1 || d > edm_days_in_month(y, mo) || y < 1970)
 		return false;
 	p = s + 10;
 	if (*p == 'T')
 	{
-		if (strlen(p) < 7 || p[3] != ':' || !parse_digits(p + 1, 2, &hh) || !parse_digits(p + 4, 2, &mi) || hh > 23 || mi > 59)
+		if (strlen(p) < 7 || p[3] != ':' || !edm_parse_digits(p + 1, 2, &hh) || !edm_parse_digits(p + 4, 2, &mi) || hh > 23 || mi > 59)
 			return false;
 		p += 6;
 		if (*p == ':')
 		{
-			if (!parse_digits(p + 1, 2, &ss) || ss > 59)
+			if (!edm_parse_digits(p + 1, 2, &ss) || ss > 59)
 				return false;
 			p += 3;
 			if (*p == '.')
@@ -90,7 +82,7 @@ sas_parse_time(const char *s, time_t *out)
 	}
 	else if (*p != '\0')
 		return false;
-	*out = (time_t) (auth_days_from_civil(y, mo, d) * 86400L + hh * 3600L + mi * 60L + ss);
+	*out = (time_t) edm_unix_from_civil(y, mo, d, hh, mi, ss);
 	return true;
 }
 

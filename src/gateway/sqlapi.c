@@ -120,13 +120,11 @@ error_from_result(const PGresult *res, const PGconn *conn, SqlError *err)
 	copy_bounded(err->message, sizeof(err->message), msg);
 }
 
-/* TSX03: a node does not hold the shard (it moved since the gateway read the shard map) */
+/* TSE_SHARD_NOT_HERE: a node does not hold the shard (it moved since the gateway read the shard map) */
 static bool
 shard_not_here(const PGresult *res)
 {
-	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-
-	return state && strcmp(state, "TSX03") == 0;
+	return ts_error_of_sqlstate(PQresultErrorField(res, PG_DIAG_SQLSTATE)) == TSE_SHARD_NOT_HERE;
 }
 
 /*

@@ -175,6 +175,12 @@ buf_append(Buf *b, const void *p, size_t n)
 }
 
 void
+buf_put(void *b, const char *s, size_t len)
+{
+	buf_append((Buf *) b, s, len);
+}
+
+void
 buf_puts(Buf *b, const char *s)
 {
 	buf_append(b, s, strlen(s));
@@ -350,8 +356,6 @@ void
 uuid_v4(char out[37])
 {
 	unsigned char r[16];
-	static const char hex[] = "0123456789abcdef";
-	int			o = 0;
 
 	if (getrandom(r, sizeof(r), 0) != (ssize_t) sizeof(r))
 	{
@@ -363,14 +367,7 @@ uuid_v4(char out[37])
 	}
 	r[6] = (r[6] & 0x0F) | 0x40;
 	r[8] = (r[8] & 0x3F) | 0x80;
-	for (int i = 0; i < 16; i++)
-	{
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[o++] = '-';
-		out[o++] = hex[r[i] >> 4];
-		out[o++] = hex[r[i] & 15];
-	}
-	out[o] = '\0';
+	edm_format_guid(r, out);	/* the Guid's text: lower case, 8-4-4-4-12 */
 }
 
 bool
@@ -420,15 +417,3 @@ now_ms(void)
 	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
-bool
-parse_digits(const char *s, int n, int *out)
-{
-	*out = 0;
-	for (int i = 0; i < n; i++)
-	{
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		*out = *out * 10 + (s[i] - '0');
-	}
-	return true;
-}

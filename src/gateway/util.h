@@ -44,6 +44,8 @@ typedef struct Buf
 extern void buf_init(Buf *b);
 extern void buf_reserve(Buf *b, size_t extra);
 extern void buf_append(Buf *b, const void *p, size_t n);
+/* buf_append as the core's TsPut: for the core's writers (sign.h, edm_put_key_path) */
+extern void buf_put(void *b, const char *s, size_t len);
 extern void buf_puts(Buf *b, const char *s);
 extern void buf_printf(Buf *b, const char *fmt,...) __attribute__((format(printf, 2, 3)));
 extern void buf_json_string(Buf *b, const char *s, size_t n);	/* "..." escaped as json_escape_byte says */
@@ -67,7 +69,6 @@ extern void iso_now(char out[40]);	/* "2024-01-02T03:04:05.1234567Z" */
 extern void uuid_v4(char out[37]);
 extern bool ascii_ieq(const char *a, const char *b);
 extern bool ascii_nieq(const char *a, const char *b, size_t n);
-extern bool parse_digits(const char *s, int n, int *out);	/* exactly n decimal digits */
 extern double now_ms(void);		/* monotonic */
 
 #endif

@@ -2,6 +2,7 @@
  * version.c - the x-ms-version rule (version.h): the Storage services' published versions, and
  * any real date after the newest of them.
  */
+#include "edm.h"				/* first: the core's base include (ts_core.h) */
 #include "version.h"
 
 #include <string.h>
@@ -30,37 +31,16 @@ version_newest(void)
 	return published[NPUBLISHED - 1];
 }
 
-static int
-digits(const char *s, int n)
-{
-	int			v = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
 /* YYYY-MM-DD naming a day of the Gregorian calendar */
 static bool
 is_date(const char *v, size_t len)
 {
-	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	int			y,
 				m,
 				d;
 
-	if (len != 10 || v[4] != '-' || v[7] != '-')
-		return false;
-	y = digits(v, 4);
-	m = digits(v + 5, 2);
-	d = digits(v + 8, 2);
-	if (y < 0 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
-		return false;
-	return m != 2 || d < 29 || (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+	return len == 10 && v[4] == '-' && v[7] == '-' && edm_parse_digits(v, 4, &y) && edm_parse_digits(v + 5, 2, &m) &&
+		edm_parse_digits(v + 8, 2, &d) && m >= 1 && m <= 12 && d >= 1 && d <= edm_days_in_month(y, m);
 }
 
 bool

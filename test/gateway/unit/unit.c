@@ -2,17 +2,24 @@
  * unit.c - the gateway's C unit tests: the table of operations (ops.h), the error mapping
  * (errors.c over the extension's error table), URL and SAS parsing, the changeset parser, the
  * XML reader, CORS exposed headers and allowed origins, x-ms-version, the CRC64 of
- * x-ms-content-crc64, base64 capacity; route_test.c: the routed mode's shard hash and PartitionKeys.
+ * x-ms-content-crc64, base64 capacity; route_test.c: the routed mode's shard hash and PartitionKeys;
+ * the table of settings (every setting has a flag, a help line, a default that passes its own
+ * check; --help lists them; a config-file key and its flag give the same value); the core's rules
+ * the gateway calls (system property names, the calendar, Guids, entity URLs, the member loop).
  * Built by `make gateway-unit` (linked with every gateway object but main's); run by
  * test/gateway/run.sh. Prints one line per check and "N passed, N failed"; exits non-zero on a
  * failure.
  */
 #include "budget.h"
+#include "edm.h"
+#include "json_lex.h"
 #include "framing.h"
 #include "gateway.h"
 #include "multipart.h"
 #include "props.h"
+#include "config.h"
 #include "sas.h"
+#include "settings.h"
 #include "slots.h"
 #include "ts_error.h"
 #include "unit.h"
@@ -21,7 +28,9 @@
 
 #include <openssl/hmac.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int			passed,
 			failed;
@@ -109,6 +118,17 @@ test_operations(void)
 		CHECK(!(d->flags & OPF_WRITE) || strcmp(d->verbs, "GET") != 0, "%s: a GET that writes", d->name);
 		CHECK(d->pk == PK_NONE || d->sas.table_sas, "%s: routed operations are the entity ones", d->name);
 	}
+
+	/* X-HTTP-Method (ops_verb): a POST tunnels MERGE, PATCH, PUT or DELETE; other verbs ignore it */
+	CHECK(strcmp(ops_verb("POST", NULL), "POST") == 0, "POST without X-HTTP-Method is POST");
+	CHECK(strcmp(ops_verb("POST", "MERGE"), "MERGE") == 0 && strcmp(ops_verb("POST", "PATCH"), "PATCH") == 0 &&
+		  strcmp(ops_verb("POST", "PUT"), "PUT") == 0 && strcmp(ops_verb("POST", "DELETE"), "DELETE") == 0,
+		  "POST tunnels MERGE, PATCH, PUT and DELETE");
+	CHECK(ops_verb("POST", "GET") == NULL && ops_verb("POST", "POST") == NULL && ops_verb("POST", "merge") == NULL &&
+		  ops_verb("POST", "") == NULL && ops_verb("POST", "MERGE ") == NULL && ops_verb("POST", "OPTIONS") == NULL,
+		  "POST tunnels nothing else (case counts)");
+	CHECK(strcmp(ops_verb("GET", "DELETE"), "GET") == 0 && strcmp(ops_verb("PUT", "bogus"), "PUT") == 0,
+		  "X-HTTP-Method is ignored on other verbs");
 }
 
 /* ---------------------------------------------------------------- what a SAS allows */
@@ -688,6 +708,344 @@ test_versions(void)
 	CHECK(strcmp(version_newest(), "2026-06-06") == 0, "the newest published version: %s", version_newest());
 }
 
+/* ---------------------------------------------------------------- the table of settings (settings.c) */
+
+/* A value for s other than its default, inside its check. */
+static void
+other_value(const Setting *s, char *buf, size_t len)
+{
+	switch (s->type)
+	{
+		case SET_INT:
+		case SET_BYTES:
+		case SET_MB:
+			snprintf(buf, len, "%d", s->def && atoi(s->def) == s->hi ? s->lo : s->hi);
+			break;
+		case SET_STRING:
+			snprintf(buf, len, "x-%s", s->key);
+			break;
+		case SET_CHOICE:
+		case SET_SWITCH:
+			for (int i = 0; s->choices[i]; i++)
+				if (s->def == NULL || strcmp(s->choices[i], s->def) != 0)
+					snprintf(buf, len, "%s", s->choices[i]);
+			break;
+		case SET_NODE:
+			snprintf(buf, len, "n1=dbname=%s", s->key);
+			break;
+	}
+}
+
+static void
+free_config(Config *c)
+{
+	for (int i = 0; i < gw_nsettings; i++)
+		if (gw_settings[i].type == SET_STRING)
+			free(*(char **) ((char *) c + gw_settings[i].offset));
+	for (int i = 0; i < c->nnodes; i++)
+		free(c->nodes[i].dsn);
+}
+
+static void
+test_settings(void)
+{
+	static Config d,
+				byfile,
+				byflag;
+	char		err[400],
+				v[200],
+				w[200];
+	char		path[] = "/tmp/tablestore-gateway-unit-XXXXXX";
+	char	   *argv[2 * 40 + 2];
+	int			argc = 0;
+	char		values[40][200];
+	char		flags[40][64];
+	char	   *help = NULL;
+	size_t		help_len = 0;
+	FILE	   *f;
+	int			fd;
+	GwArgs		args;
+
+	CHECK(gw_nsettings > 20 && gw_nsettings <= 40, "the table has the gateway's settings (%d)", gw_nsettings);
+	CHECK(settings_defaults(&d, err, sizeof(err)), "every default passes its own check (%s)", err);
+	for (int i = 0; i < gw_nsettings; i++)
+	{
+		const Setting *s = &gw_settings[i];
+		Config		one;
+
+		CHECK(s->key && s->key[0] && s->flag && s->flag[0] && s->help && s->help[0],
+			  "%s has a config key, a flag and a help line", s->key);
+		CHECK(setting_by_key(s->key) == s && setting_by_flag(s->flag) == s, "%s: its key and flag name it alone", s->key);
+		for (int k = 0; k < i; k++)
+			CHECK(gw_settings[k].offset != s->offset, "%s and %s set different fields", gw_settings[k].key, s->key);
+		CHECK(s->arg != NULL || s->type == SET_SWITCH, "%s: a flag without an argument is a switch", s->key);
+		CHECK(strncmp(s->flag, "config", 7) != 0 && strcmp(s->flag, "help") != 0 && strcmp(s->flag, "version") != 0 &&
+			  strcmp(s->flag, "print-sql") != 0, "%s: its flag is not one of the flags that act", s->key);
+		if (s->def)
+		{
+			memset(&one, 0, sizeof(one));
+			CHECK(setting_set(&one, s, s->def, err, sizeof(err)), "%s: its default %s passes its check (%s)", s->key, s->def, err);
+			setting_format(&one, s, v, sizeof(v));
+			setting_format(&d, s, w, sizeof(w));
+			CHECK(strcmp(v, s->def) == 0 && strcmp(w, s->def) == 0, "%s: the default reads back as %s (%s, %s)", s->key, s->def, v, w);
+			free_config(&one);
+		}
+		if (s->type == SET_INT || s->type == SET_BYTES || s->type == SET_MB)
+		{
+			char		below[32],
+						above[32];
+
+			memset(&one, 0, sizeof(one));
+			snprintf(below, sizeof(below), "%d", s->lo - 1);
+			snprintf(above, sizeof(above), "%lld", (long long) s->hi + 1);
+			CHECK(!setting_set(&one, s, below, err, sizeof(err)) && strstr(err, s->key) != NULL &&
+				  !setting_set(&one, s, above, err, sizeof(err)) && !setting_set(&one, s, "", err, sizeof(err)) &&
+				  !setting_set(&one, s, "1x", err, sizeof(err)) && !setting_set(&one, s, "99999999999999999999", err, sizeof(err)),
+				  "%s: out of range or not a number is refused, named (%s)", s->key, err);
+		}
+		if (s->type == SET_CHOICE || s->type == SET_SWITCH)
+		{
+			memset(&one, 0, sizeof(one));
+			CHECK(!setting_set(&one, s, "bogus", err, sizeof(err)) && strstr(err, s->choices[0]) != NULL &&
+				  !setting_set(&one, s, "", err, sizeof(err)), "%s: a word it does not know is refused (%s)", s->key, err);
+		}
+	}
+	/* the defaults the gateway had before the table (doc/gateway.md's) */
+	CHECK(d.port == 10002 && d.threads == 4 && d.pool_size == 4 && d.queue_max == 256 && d.queue_timeout_ms == 10000 &&
+		  d.conn_timeout_s == 30 && d.request_timeout_s == 60 && d.statement_timeout_ms == 30000 &&
+		  d.max_connections == 1000 && d.per_ip_connections == 128 && d.header_limit == 32768 &&
+		  d.body_memory == 64u * 1024 * 1024 && d.response_memory == 256u * 1024 * 1024 && d.account_share_pct == 10 &&
+		  d.credential_share_pct == 50 && d.send_timeout_s == 10 && d.log_level == LOG_REQUESTS &&
+		  strcmp(d.listen_addr, "127.0.0.1") == 0 && d.default_dsn == NULL && d.tls_cert == NULL && !d.oauth &&
+		  !d.allow_dev_account && d.nnodes == 0, "the defaults are the documented ones");
+
+	/* --help names every flag with its argument and default */
+	f = open_memstream(&help, &help_len);
+	settings_usage(f);
+	fclose(f);
+	for (int i = 0; i < gw_nsettings; i++)
+	{
+		const Setting *s = &gw_settings[i];
+		char		want[128];
+		const char *at;
+
+		snprintf(want, sizeof(want), "  --%s%s%s ", s->flag, s->arg ? " " : "", s->arg ? s->arg : "");
+		at = strstr(help, want);
+		snprintf(want, sizeof(want), "(default %s", s->def ? s->def : "");
+		CHECK(at != NULL && (s->def == NULL || strstr(at, want) != NULL), "--help lists --%s%s", s->flag,
+			  s->def ? " with its default" : "");
+	}
+	CHECK(strstr(help, "--config FILE") && strstr(help, "--print-sql") && strstr(help, "--version") && strstr(help, "AZURITE_ACCOUNTS"),
+		  "--help lists the flags that act and the accounts");
+	free(help);
+
+	/* every setting set by its config-file key and by its flag: the same value, not the default */
+	fd = mkstemp(path);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	argv[argc++] = "tablestore-gateway";
+	for (int i = 0; i < gw_nsettings && f; i++)
+	{
+		const Setting *s = &gw_settings[i];
+
+		other_value(s, values[i], sizeof(values[i]));
+		fprintf(f, "%s = %s\n", s->key, values[i]);
+		snprintf(flags[i], sizeof(flags[i]), "--%s", s->flag);
+		argv[argc++] = flags[i];
+		if (s->arg)
+			argv[argc++] = values[i];
+	}
+	argv[argc] = NULL;
+	if (f)
+		fclose(f);
+	CHECK(settings_defaults(&byfile, err, sizeof(err)) && config_load_file(&byfile, path, err, sizeof(err)),
+		  "a config file with every key loads (%s)", err);
+	CHECK(settings_defaults(&byflag, err, sizeof(err)) && settings_parse_args(argc, argv, &args, err, sizeof(err)) &&
+		  settings_apply_args(&byflag, &args, err, sizeof(err)), "a command line with every flag applies (%s)", err);
+	CHECK(args.n == gw_nsettings && args.config_file == NULL && !args.help, "every flag is read as its setting (%d)", args.n);
+	for (int i = 0; i < gw_nsettings; i++)
+	{
+		const Setting *s = &gw_settings[i];
+
+		setting_format(&byfile, s, v, sizeof(v));
+		setting_format(&byflag, s, w, sizeof(w));
+		setting_format(&d, s, err, sizeof(err));
+		CHECK(strcmp(v, w) == 0 && strcmp(v, err) != 0, "%s = %s and --%s give the same value (%s, %s; default %s)",
+			  s->key, values[i], s->flag, v, w, err);
+	}
+	unlink(path);
+	free_config(&byfile);
+	free_config(&byflag);
+	free_config(&d);
+
+	/* the flags that act, and bad command lines */
+	{
+		char	   *acts[] = {"gw", "--config", "/x.conf", "--print-sql", "--help", "--version", NULL};
+		char	   *extra[] = {"gw", "--port", "1", "stray", NULL};
+		char	   *bad[] = {"gw", "--port", "x", NULL};
+
+		CHECK(settings_parse_args(6, acts, &args, err, sizeof(err)) && strcmp(args.config_file, "/x.conf") == 0 &&
+			  args.print_sql && args.help && args.version && args.n == 0, "--config, --print-sql, --help, --version");
+		CHECK(!settings_parse_args(4, extra, &args, err, sizeof(err)) && strstr(err, "stray") != NULL,
+			  "an argument that is no flag is refused (%s)", err);
+		CHECK(settings_defaults(&d, err, sizeof(err)) && settings_parse_args(3, bad, &args, err, sizeof(err)) &&
+			  !settings_apply_args(&d, &args, err, sizeof(err)) && strstr(err, "--port") != NULL,
+			  "a bad value is refused with its flag named (%s)", err);
+		free_config(&d);
+	}
+}
+
+/* ---------------------------------------------------------------- the core rules the gateway calls */
+
+static void
+test_core_rules(void)
+{
+	const struct
+	{
+		const char *name;
+		EdmSystemProp want;
+	}			names[] = {
+		{"PartitionKey", EDM_SYS_PARTITION_KEY}, {"RowKey", EDM_SYS_ROW_KEY}, {"Timestamp", EDM_SYS_TIMESTAMP},
+		{"partitionkey", EDM_SYS_NONE}, {"PartitionKe", EDM_SYS_NONE}, {"PartitionKeys", EDM_SYS_NONE},
+		{"ROWKEY", EDM_SYS_NONE}, {"RowKez", EDM_SYS_NONE}, {"Timestamps", EDM_SYS_NONE}, {"", EDM_SYS_NONE},
+		{"AbcdefRowKey", EDM_SYS_NONE}, {"Row Key", EDM_SYS_NONE},
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK(edm_system_prop(names[i].name, strlen(names[i].name)) == names[i].want, "system property name \"%s\"", names[i].name);
+	CHECK(edm_system_prop("PartitionKeyX", 12) == EDM_SYS_PARTITION_KEY, "the length given counts, not the NUL");
+	CHECK(edm_system_prop("RowKey", 5) == EDM_SYS_NONE, "a cut name is none");
+	CHECK(edm_system_prop("RowKey\0", 7) == EDM_SYS_NONE, "a name with a NUL after RowKey is none");
+	{
+		char		a[40],
+					b[40];
+		bool		shape = true;
+
+		uuid_v4(a);
+		uuid_v4(b);
+		for (int i = 0; i < 36; i++)
+			shape &= (i == 8 || i == 13 || i == 18 || i == 23) ? a[i] == '-' :
+				((a[i] >= '0' && a[i] <= '9') || (a[i] >= 'a' && a[i] <= 'f'));
+		CHECK(strlen(a) == 36 && shape && a[14] == '4' && strchr("89ab", a[19]) != NULL && strcmp(a, b) != 0,
+			  "a request id is a version 4 UUID in the Guid's text: %s", a);
+	}
+	{
+		/* the calendar: RFC 1123 dates (Shared Key) and SAS times read through the core's */
+		const struct
+		{
+			const char *text;
+			long long	secs;		/* -1: refused */
+		}			dates[] = {
+			{"Thu, 01 Jan 1970 00:00:00 GMT", 0},
+			{"Sun, 06 Nov 1994 08:49:37 GMT", 784111777},
+			{"Tue, 29 Feb 2000 12:00:00 GMT", 951825600},
+			{"Thu, 29 Feb 2024 23:59:59 GMT", 1709251199},
+			{"Fri, 31 Dec 2099 23:59:60 GMT", 4102444800LL},
+			{"Sat, 29 Feb 2100 00:00:00 GMT", -1},
+			{"Wed, 29 Feb 2023 00:00:00 GMT", -1},
+			{"Mon, 31 Apr 2024 00:00:00 GMT", -1},
+			{"Mon, 00 Jan 2024 00:00:00 GMT", -1},
+			{"Wed, 31 Dec 1969 23:59:59 GMT", -1},
+			{"Xyz, 01 Jan 2024 00:00:00 GMT", -1},
+			{"Mon, 01 Foo 2024 00:00:00 GMT", -1},
+			{"Mon, 01 Jan 2024 24:00:00 GMT", -1},
+		}, sas_times[] = {
+			{"1970-01-01", 0},
+			{"2024-02-29", 1709164800},
+			{"2000-02-29T01:02Z", 951786120},
+			{"2024-12-31T23:59:59.1234567Z", 1735689599},
+			{"2100-02-29", -1},
+			{"2023-02-29", -1},
+			{"2024-04-31", -1},
+			{"2024-13-01", -1},
+			{"2024-00-01", -1},
+			{"1969-12-31", -1},
+			{"2024-01-01T24:00Z", -1},
+		};
+
+		for (size_t i = 0; i < sizeof(dates) / sizeof(dates[0]); i++)
+		{
+			time_t		t = 0;
+			bool		ok = auth_parse_date(dates[i].text, &t);
+
+			CHECK(dates[i].secs < 0 ? !ok : ok && (long long) t == dates[i].secs, "Date %s: %s %lld", dates[i].text,
+				  ok ? "accepted" : "refused", (long long) t);
+		}
+		for (size_t i = 0; i < sizeof(sas_times) / sizeof(sas_times[0]); i++)
+		{
+			time_t		t = 0;
+			bool		ok = sas_parse_time(sas_times[i].text, &t);
+
+			CHECK(sas_times[i].secs < 0 ? !ok : ok && (long long) t == sas_times[i].secs, "SAS time %s: %s %lld",
+				  sas_times[i].text, ok ? "accepted" : "refused", (long long) t);
+		}
+	}
+	{
+		/* entity URLs: the Location header's keys (the extension writes odata.id with the same code) */
+		const struct
+		{
+			const char *pk,
+					   *rk,
+					   *want;
+		}			keys[] = {
+			{"p1", "r1", "(PartitionKey='p1',RowKey='r1')"},
+			{"", "", "(PartitionKey='',RowKey='')"},
+			{"it's", "a''b", "(PartitionKey='it''s',RowKey='a''''b')"},
+			{"a b/c?d#e", "%2F", "(PartitionKey='a%20b%2Fc%3Fd%23e',RowKey='%252F')"},
+			{"-._~AZaz09", "\xc3\xa9\xe2\x82\xac", "(PartitionKey='-._~AZaz09',RowKey='%C3%A9%E2%82%AC')"},
+			{"(x,y)=", "\x01\x7f", "(PartitionKey='%28x%2Cy%29%3D',RowKey='%01%7F')"},
+		};
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		{
+			Buf			b;
+
+			buf_init(&b);
+			edm_put_key_path(buf_put, &b, keys[i].pk, strlen(keys[i].pk), keys[i].rk, strlen(keys[i].rk));
+			CHECK(!b.failed && strcmp(b.data, keys[i].want) == 0, "entity URL keys %s", b.data ? b.data : "(none)");
+			buf_free(&b);
+		}
+	}
+	{
+		/* the member loop of every JSON object reader (json_lex.h) */
+		const struct
+		{
+			const char *json;
+			const char *names;	/* the names read, joined by ','; NULL: refused */
+		}			objects[] = {
+			{"{}", ""}, {" { } ", ""}, {"{\"a\":1}", "a"}, {"{\"a\":{\"x\":[1,{}]},\"b\":null}", "a,b"},
+			{"{\"\\u0041\\n\":true , \"\":\"\"}", "A\n,"},
+			{"{", NULL}, {"{\"a\":1,}", NULL}, {"{,}", NULL}, {"{\"a\" 1}", NULL}, {"{\"a\":1 \"b\":2}", NULL},
+			{"{a:1}", NULL}, {"{\"a\":1", NULL}, {"{\"a\":1,,\"b\":2}", NULL}, {"{\"\\ud800\":1}", NULL},
+		};
+
+		for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		{
+			JsonLex		lx;
+			JsonToken	t;
+			TsError		err = {0};
+			char		names[64] = "";
+			bool		ok = true;
+
+			json_lex_init(&lx, objects[i].json, strlen(objects[i].json), &err, TSE_INVALID_JSON, "test");
+			ok = json_expect(&lx, &t, JT_LBRACE, "an object");
+			for (bool first = true; ok;)
+			{
+				ok = json_next_member(&lx, &first, &t, true);
+				if (!ok || t.kind == JT_RBRACE)
+					break;
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%.*s,", (int) t.len, t.p);
+				ok = json_skip_value(&lx, 8, NULL);
+			}
+			if (ok && names[0])
+				names[strlen(names) - 1] = '\0';
+			CHECK(objects[i].names ? ok && strcmp(names, objects[i].names) == 0 : !ok && err.msg[0] != '\0',
+				  "JSON object %s: %s (%s)", objects[i].json, ok ? names : "refused", err.msg);
+		}
+	}
+	CHECK(edm_is_key_name("RowKey", 6) && edm_is_key_name("PartitionKey", 12) && !edm_is_key_name("Timestamp", 9),
+		  "the keys are PartitionKey and RowKey");
+}
+
 int
 main(void)
 {
@@ -701,6 +1059,8 @@ main(void)
 	test_framing();
 	test_slots_and_tokens();
 	test_versions();
+	test_core_rules();
+	test_settings();
 	test_route();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;

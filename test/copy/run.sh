@@ -53,6 +53,8 @@ C=${COPY_BIN:-"$TS_ROOT/src/copy/tablestore-copy"}	# COPY_BIN: another build of 
 GW_BIN="$TS_ROOT/src/gateway/tablestore-gateway"
 PEERS="node $COPY_TEST_DIR/peers.mjs"
 WORK=$(mktemp -d /tmp/tablestore-copy-test.XXXXXX)
+# a run without --state writes its checkpoint in the current directory: never the source tree
+cd "$WORK" || exit 1
 N=${COPY_KILL_ENTITIES:-50000}
 NP=${COPY_PEER_ENTITIES:-5000}
 KILLS=${COPY_KILLS:-3}

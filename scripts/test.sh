@@ -54,13 +54,15 @@ record() {
 	fi
 }
 
-# A directory the unprivileged server user can read and write, holding a copy of the tests.
+# A directory the unprivileged server user can read and write, holding a copy of the tests: what
+# the TAP files read (test/t, the regression files and scenarios test/t/004 runs, the Makefile and
+# the *.mk it includes), without what the other suites built or installed under test/ (the Node
+# packages of test/sdk, ~570 MB, and the fuzzers' builds).
 ts_shared_copy() {
 	local dir
 	dir=$(mktemp -d /tmp/tablestore-test.XXXXXX)
-	cp -r "$TS_ROOT/test" "$TS_ROOT/scripts" "$TS_ROOT/sql" "$TS_ROOT/expected" "$TS_ROOT/Makefile" "$TS_ROOT/$(basename "$TS_ROOT"/*.control)" "$dir/"
-	# the Makefile includes the rules of the gateway and of tablestore-copy (every *.mk under src)
-	(cd "$TS_ROOT" && find src -name '*.mk' -exec cp --parents {} "$dir/" \;)
+	(cd "$TS_ROOT" && tar -cf - --exclude=node_modules --exclude=test/fuzz/build --exclude=test/fuzz/artifacts \
+		test scripts sql expected Makefile "$(basename "$TS_ROOT"/*.control)" $(find src -name '*.mk')) | tar -xf - -C "$dir"
 	chmod -R a+rX "$dir"
 	chown -R "$(ts_server_user)" "$dir"
 	echo "$dir"
@@ -126,19 +128,23 @@ run_scenarios() {
 	done
 }
 
-# TAP tests start clusters of their own, so they run as the server user in a copy it may write to.
+# TAP tests start clusters of their own, so they run as the server user in a copy it may write to:
+# a fresh copy for each file, so that nothing one file leaves or loses (a bail-out, its clusters'
+# directories, a copy removed under it) can fail the next. A failed file's copy is kept (its
+# tmp_check holds the clusters' logs).
 run_tap() {
-	local f name dir
+	local f name dir status
 	[ -n "$(ls "$TS_ROOT"/test/t/*.pl 2>/dev/null)" ] || return 0
 	ts_log "TAP tests (make prove_installcheck: test/t, PostgreSQL::Test::Cluster)"
-	dir=$(ts_shared_copy)
-	for f in "$dir"/test/t/*.pl; do
+	for f in "$TS_ROOT"/test/t/*.pl; do
 		name=$(basename "$f" .pl)
+		dir=$(ts_shared_copy)
 		ts_as_server_user env TS_ROOT="$dir" TS_CRASH_KILLS="${TS_CRASH_KILLS:-5}" \
 			make -C "$dir" -s prove_installcheck PROVE_TESTS="test/t/$name.pl" PROVE_FLAGS=-v PG_CONFIG="$TS_PG_CONFIG"
-		record "tap/$name" $?
+		status=$?
+		if [ $status -eq 0 ]; then rm -rf "$dir"; else echo "# tap/$name: its copy and logs are kept in $dir"; fi
+		record "tap/$name" $status
 	done
-	rm -rf "$dir"
 }
 
 # The gateway's own tests start their clusters (one for the HTTP tests, one to kill).

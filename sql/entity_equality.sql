@@ -83,10 +83,10 @@ INSERT INTO shapes VALUES
 	('252 Int32, reversed', (SELECT '{' || string_agg(format('"P%s":%s', lpad(i::text, 3, '0'), i), ',' ORDER BY i DESC) || '}' FROM generate_series(1, 252) i));
 SELECT shape, pg_column_size(doc::entity) AS entity_bytes, pg_column_size(doc::jsonb) AS jsonb_bytes,
 	   pg_column_size(doc::entity) <= pg_column_size(doc::jsonb) AS at_most_jsonb
-FROM shapes ORDER BY shape;
+FROM shapes ORDER BY shape COLLATE "C";
 -- written in name order or not, the same size: the order costs no byte
 SELECT shape, pg_column_size(doc::entity) = pg_column_size(doc::entity::jsonb::text::entity) AS order_costs_nothing
-FROM shapes ORDER BY shape;
+FROM shapes ORDER BY shape COLLATE "C";
 -- where jsonb can still be smaller (doc/sql-reference.md): a Boolean costs jsonb no byte (it is
 -- in its entry) and an entity one; a Double costs an entity 8 bytes, jsonb's numeric 5 and up
 -- (padded to 4); keys make up for it (jsonb stores "PartitionKey" and "RowKey" as members)

@@ -121,6 +121,19 @@ VALUES ('p', 'setrole', 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"', '{}'
 COMMIT;
 SELECT etag <> 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"' AS set_role_stamped_by_clock
 FROM tablestore_data.imported WHERE row_key = 'setrole';
+-- nor after the owner's own insert kept its Timestamp in the transaction (on a distributed
+-- table, the node's part then imports too: the coordinator keeps the rule, test/t/004)
+BEGIN;
+SET LOCAL ROLE import_owner;
+SELECT import_timestamps('Imported');
+INSERT INTO tablestore_data.imported (partition_key, row_key, etag, properties)
+VALUES ('p', 'owners_first', 'W/"datetime''2014-08-22T00%3A50%3A44.1234567Z''"', '{}');
+SET LOCAL ROLE import_caller;
+INSERT INTO tablestore_data.imported (partition_key, row_key, etag, properties)
+VALUES ('p', 'callers_next', 'W/"datetime''2014-08-22T00%3A50%3A44.1234568Z''"', '{}');
+COMMIT;
+SELECT row_key, etag LIKE 'W/"datetime''2014-08-22T%' AS kept FROM tablestore_data.imported
+WHERE row_key IN ('owners_first', 'callers_next') ORDER BY row_key COLLATE "C";
 -- a table owned by another role: its owner may (and so may a member of it, as PostgreSQL's
 -- ownership goes), another role may not
 SET ROLE import_caller;

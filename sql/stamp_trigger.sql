@@ -231,6 +231,12 @@ SELECT pg_temp.try($$SELECT tablestore.execute_batch('Stamps', '[{"op":"delete",
 -- the next write gives the service's form, strictly later
 SELECT delete_entity('Stamps', 'p', 'i', 'W/"datetime''2020-01-02T03%3A04%3A05.12345Z''"');
 SELECT count(*) AS deleted_row_left FROM tablestore_data.stamps WHERE row_key = 'i';
+-- a row as 0.3.0 wrote it before Timestamps had 100 ns (whole microseconds, an ETag of six
+-- digits) keeps its ETag and still matches it; its next write is one tick later
+SELECT insert_entity('Stamps', '{"PartitionKey":"p","RowKey":"old"}') IS NOT NULL AS inserted;
+SELECT pg_temp.set_stamps('old', '2999-01-01 00:00:00.123456+00', 'W/"datetime''2999-01-01T00%3A00%3A00.123456Z''"');
+SELECT etag FROM get_entity('Stamps', 'p', 'old');
+SELECT update_entity('Stamps', '{"PartitionKey":"p","RowKey":"old","n":1}', 'W/"datetime''2999-01-01T00%3A00%3A00.123456Z''"') AS written_after;
 
 SELECT drop_table('Stamps');
 

@@ -12,6 +12,7 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "commands/trigger.h"
@@ -23,7 +24,9 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "partitioning/partdesc.h"
+#include "stamp_import.h"
 #include "storage/latch.h"
+#include "table_layout.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
@@ -43,6 +46,9 @@ static Oid	write_server = InvalidOid;
 
 /* a subtransaction of this transaction was rolled back */
 static bool subxact_aborted = false;
+
+/* the user mappings whose remote transaction imports Timestamps (import_row), in TopTransactionContext */
+static List *import_mappings = NIL;
 
 static void forget_prepared(void);
 
@@ -64,6 +70,7 @@ end_of_transaction(XactEvent event, void *arg)
 	{
 		write_server = InvalidOid;
 		subxact_aborted = false;
+		import_mappings = NIL;
 	}
 }
 
@@ -552,11 +559,54 @@ ts_node_wait(Oid server, const char *sql, int timeout_ms)
 /* ---------- plain SQL on a distributed table: the one-writing-node rule ---------- */
 
 /*
+ * A row inserted through a coordinator's foreign partition keeps its etag only under an import of
+ * this transaction (stamp_import.h: tablestore-copy --keep-timestamps), whose rule is applied
+ * here, where the caller's role is known (the node sees only the user mapping's role). A row the
+ * import keeps makes the node's remote transaction import into its part of the table too, once
+ * per user mapping (postgres_fdw's connection) in a transaction; any other row goes on without
+ * its etag, so that the node's stamp trigger stamps it by the clock, as one table's would.
+ */
+static HeapTuple
+import_row(Relation rel, HeapTuple tuple, Oid server)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		isnull;
+	Datum		etag = heap_getattr(tuple, Anum_tablestore_etag, desc, &isnull);
+	int64		ticks;
+	Oid			umid;
+
+	if (isnull)
+		return tuple;
+	if (!stamp_import_kept(rel, etag, false, &ticks))
+	{
+		int			att = Anum_tablestore_etag;
+		Datum		none = (Datum) 0;
+		bool		null = true;
+
+		return heap_modify_tuple_by_cols(tuple, desc, 1, &att, &none, &null);
+	}
+	umid = GetUserMapping(GetUserId(), server)->umid;
+	if (!list_member_oid(import_mappings, umid))
+	{
+		/* the node's table has the coordinator's relation name (distribute.c) */
+		const char *args[1] = {get_rel_name(get_partition_parent(RelationGetRelid(rel), false))};
+		MemoryContext old;
+
+		(void) ts_remote_query(server, "SELECT tablestore.import_timestamps($1)", 1, args, false);
+		old = MemoryContextSwitchTo(TopTransactionContext);
+		import_mappings = lappend_oid(import_mappings, umid);
+		MemoryContextSwitchTo(old);
+	}
+	return tuple;
+}
+
+/*
  * tablestore_internal.one_writing_node(): the trigger of a coordinator's distributed table
  * (distribute.c creates it): BEFORE INSERT OR UPDATE OR DELETE FOR EACH ROW, which PostgreSQL
  * clones onto every foreign partition, so a row written through plain SQL or COPY notes its node;
  * BEFORE TRUNCATE FOR EACH STATEMENT on the partitioned table, which notes every node. A second
- * node is refused (TSX04) as the functions' writes are.
+ * node is refused (TSX04) as the functions' writes are. An inserted row's etag goes on to the node
+ * only when an import keeps it (import_row).
  */
 PG_FUNCTION_INFO_V1(tablestore_one_writing_node);
 Datum
@@ -581,6 +631,8 @@ tablestore_one_writing_node(PG_FUNCTION_ARGS)
 		ts_note_remote_write(GetForeignTable(RelationGetRelid(rel))->serverid);
 	if (!TRIGGER_FIRED_FOR_ROW(td->tg_event))
 		return PointerGetDatum(NULL);
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) && rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE)
+		return PointerGetDatum(import_row(rel, td->tg_trigtuple, GetForeignTable(RelationGetRelid(rel))->serverid));
 	return PointerGetDatum(TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple);
 }
 

@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "access/xlog_internal.h"
 #include "fmgr.h"
 #include "foreign/foreign.h"
 #include "remote_call.h"
@@ -27,6 +28,11 @@ tablestore_node_wait(PG_FUNCTION_ARGS)
  * tablestore_internal.flushed_wal_lsn() -> pg_lsn: the WAL insert position, flushed to it. Every
  * transaction that committed before the call ends before this position, and a walsender can send
  * up to it (it sends only flushed WAL, and an asynchronous commit may not be flushed yet).
+ *
+ * On a page (or segment) that no record has reached yet, the insert position is past the page's
+ * header, which is written only with the first record: XLogFlush cannot flush that far ("xlog
+ * flush request ... is not satisfied"), nor would a subscriber ever report it applied. All the WAL
+ * there is then ends at the page's start, which is the position.
  */
 PG_FUNCTION_INFO_V1(tablestore_flushed_wal_lsn);
 Datum
@@ -39,6 +45,8 @@ tablestore_flushed_wal_lsn(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("this node is in recovery: a shard cannot move from it")));
 	lsn = GetXLogInsertRecPtr();
+	if (lsn % XLOG_BLCKSZ == (XLogSegmentOffset(lsn, wal_segment_size) < XLOG_BLCKSZ ? SizeOfXLogLongPHD : SizeOfXLogShortPHD))
+		lsn -= lsn % XLOG_BLCKSZ;
 	XLogFlush(lsn);
 	PG_RETURN_LSN(lsn);
 }

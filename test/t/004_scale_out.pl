@@ -219,7 +219,8 @@ for my $case (
 	[ q{'Orders', 'PartitionKey eq ''p3'' and RowKey ge ''01'' and RowKey lt ''02'''}, 'range' ],
 	[ q{'Orders', 'PartitionKey eq ''p3'''}, 'partition scan' ],
 	[ q{'Orders', 'Age gt 300', 10, 'p3', '0300'}, 'continuation and property filter' ],
-	[ q{'Orders', 'Name ne ''n7'' or Age lt 3 or not (Name eq ''x'')'}, 'property filters with type tests' ])
+	[ q{'Orders', 'Name ne ''n7'' or Age lt 3 or not (Name eq ''x'')'}, 'property filters with type tests' ],
+	[ q{'Orders', 'true and PartitionKey eq ''p3'' and (RowKey eq ''0003'' or false)'}, 'a point under true and false' ])
 {
 	my $plan = plan_of($case->[0]);
 	unlike($plan, qr/^\s*Filter:/m, "$case->[1]: no Filter on the coordinator");

@@ -1000,7 +1000,69 @@ COMMENT ON TABLE tablestore_internal.shard_fences IS
 CREATE FUNCTION tablestore.routed_by_coordinator(value anyelement) RETURNS anyelement
 AS 'MODULE_PATHNAME', 'tablestore_routed_by_coordinator' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION tablestore.routed_by_coordinator(anyelement) IS
-'Returns its argument; marks the calls of the transaction as forwarded by a coordinator, which routes by its own shard map: a node''s shard fence does not refuse them when the role has the privileges of the owner of the node''s table. Forwarded calls use it; applications do not';
+'Returns its argument; marks the calls of the transaction as forwarded by a coordinator, which routes by its own shard map: a node''s shard fence does not refuse them when the role that marked and the current role have the privileges of the owner of the node''s table. Forwarded calls and the coordinator''s plain SQL use it; applications do not';
+
+-- Plain SQL on a node meets the fence too (src/scaleout/shard_fence.c): a fenced shard table has row
+-- triggers refusing INSERT, UPDATE, DELETE and COPY and a statement trigger refusing TRUNCATE
+-- (fired before the stamp trigger; logical replication's workers do not fire them), and a copy a
+-- move switched away from has forced row-level security that refuses reads; all of it only for
+-- calls that are not the coordinator's, and all of it added with the fence and removed with it.
+CREATE FUNCTION tablestore.shard_fence() RETURNS trigger
+AS 'MODULE_PATHNAME', 'tablestore_shard_fence' LANGUAGE C;
+COMMENT ON FUNCTION tablestore.shard_fence() IS
+'Trigger of a fenced shard table on a node (a move fills it, or switched it away): plain SQL writing it (INSERT, UPDATE, DELETE, COPY, TRUNCATE) is refused (TSX03) unless the coordinator''s';
+CREATE FUNCTION tablestore.shard_fence_read(shard_table oid) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_shard_fence_read' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION tablestore.shard_fence_read(oid) IS
+'Row-level security policy of a shard table a move switched away from: true for the coordinator''s calls (or once the fence is gone), else TSX03';
+
+-- On a node: a shard table fenced (its row in shard_fences, its triggers, and for a copy switched
+-- away its forced row-level security), and unfenced again.
+CREATE FUNCTION tablestore_internal.fence_shard(shard_table regclass, table_key text, shard int, state text, job text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	INSERT INTO tablestore_internal.shard_fences (shard_table, table_key, shard, state, move) VALUES (shard_table, table_key, shard, state, job);
+	EXECUTE format('CREATE TRIGGER fence_guard BEFORE INSERT OR UPDATE OR DELETE ON %1$s FOR EACH ROW EXECUTE FUNCTION tablestore.shard_fence(); '
+		'CREATE TRIGGER fence_guard_truncate BEFORE TRUNCATE ON %1$s FOR EACH STATEMENT EXECUTE FUNCTION tablestore.shard_fence()', shard_table);
+	IF state = 'moved' THEN
+		EXECUTE format('CREATE POLICY fence_guard ON %1$s USING (tablestore.shard_fence_read(tableoid)); '
+			'ALTER TABLE %1$s ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY', shard_table);
+	END IF;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.fence_shard(regclass, text, int, text, text) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.fence_shard(regclass, text, int, text, text) IS
+'On a node: fence a shard table (filling: a move''s target; moved: a move''s source after its switch), plain SQL included';
+
+CREATE FUNCTION tablestore_internal.unfence_shard(shard_table regclass) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM tablestore_internal.shard_fences f WHERE f.shard_table = unfence_shard.shard_table;
+	EXECUTE format('DROP TRIGGER IF EXISTS fence_guard ON %1$s; DROP TRIGGER IF EXISTS fence_guard_truncate ON %1$s; '
+		'DROP TRIGGER IF EXISTS tablestore_move_lease ON %1$s; DROP POLICY IF EXISTS fence_guard ON %1$s; '
+		'ALTER TABLE %1$s NO FORCE ROW LEVEL SECURITY, DISABLE ROW LEVEL SECURITY', shard_table);
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.unfence_shard(regclass) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.unfence_shard(regclass) IS
+'On a node: a shard table''s fence removed, with its triggers and row-level security (the node serves the shard)';
+
+-- A move's own connections to its nodes (src/scaleout/node_conn.c): its leases and its switch run there,
+-- never on postgres_fdw's connections, each statement with a deadline on this side.
+CREATE FUNCTION tablestore_internal.move_execute(server name, sql text, timeout_ms int) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_move_execute' LANGUAGE C VOLATILE;
+CREATE FUNCTION tablestore_internal.move_disconnect(server name) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_move_disconnect' LANGUAGE C VOLATILE;
+CREATE FUNCTION tablestore_internal.node_deadline(deadline timestamptz) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_node_deadline' LANGUAGE C VOLATILE;
+REVOKE ALL ON FUNCTION tablestore_internal.move_execute(name, text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.move_disconnect(name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.node_deadline(timestamptz) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_execute(name, text, int) IS
+'Run a statement on the move''s own connection to a node (kept for the session: its leases live there), answered within the milliseconds or the connection is closed (08006)';
+COMMENT ON FUNCTION tablestore_internal.move_disconnect(name) IS
+'Close the move''s own connection to a node (its leases end with it)';
+COMMENT ON FUNCTION tablestore_internal.node_deadline(timestamptz) IS
+'Every connection and statement of this session on a node''s own connections ends by this time (NULL: no such bound): a move''s time limit';
+
 
 CREATE FUNCTION tablestore.one_writing_node() RETURNS trigger
 AS 'MODULE_PATHNAME', 'tablestore_one_writing_node' LANGUAGE C;
@@ -1156,8 +1218,7 @@ BEGIN
 			CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(g.grantee)) END,
 			CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
 	END LOOP;
-	INSERT INTO tablestore_internal.shard_fences (shard_table, table_key, shard, state, move)
-		VALUES (shard_table::regclass, lower(name), shard, 'filling', job);
+	PERFORM tablestore_internal.fence_shard(shard_table::regclass, lower(name), shard, 'filling', job);
 	EXECUTE format('CREATE TRIGGER tablestore_move_lease BEFORE INSERT OR UPDATE OR DELETE ON %1$s FOR EACH ROW '
 		'EXECUTE FUNCTION tablestore_internal.move_lease_check(%2$L); ALTER TABLE %1$s ENABLE REPLICA TRIGGER tablestore_move_lease', shard_table, job);
 	IF tablestore.get_indexing_policy(name) IS DISTINCT FROM policy THEN
@@ -1202,38 +1263,50 @@ COMMENT ON FUNCTION tablestore_internal.move_wait(name, text, timestamptz, name,
 -- The switch, the one step under the coordinator's lock, bounded: the coordinator's table locked
 -- (calls through it wait), the source's shard table locked (direct calls on the shard wait), each
 -- lock waited for at most lock_ms; the source's WAL position flushed, the subscriber waited for at
--- most catchup_ms until it has applied that much, the source's shard table fenced and the
--- coordinator's partition re-pointed. 'switched': the caller commits; 'locked' (a lock was not
--- granted in time) or 'behind' (the subscriber was not there in time): the caller rolls back, which
--- releases the locks, and tries again later.
+-- most catchup_ms until it has applied that much, the source's shard table fenced (its fence
+-- committed on the source) and the coordinator's partition re-pointed. The source's statements run
+-- on the move's own connection, all of them answered within 2 * lock_ms + catchup_ms + 1 s of the
+-- coordinator's lock or the move fails (a hung source holds the table that long at most).
+-- 'switched': the caller commits; 'locked' (a lock was not granted in time) or 'behind' (the
+-- subscriber was not there in time): the caller rolls back, which releases the locks (the source's
+-- transaction rolled back with it), and tries again later.
 CREATE FUNCTION tablestore_internal.move_switch(tbl text, shard int, source name, target name, job text, lock_ms int, catchup_ms int)
 RETURNS text LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	p record;
 	t0 timestamptz;
 	lsn text;
+	budget timestamptz;
 BEGIN
 	PERFORM set_config('lock_timeout', lock_ms::text || 'ms', true);
 	-- the lock first (a lock taken after reading the placement would be an upgrade, which two moves could deadlock on)
 	EXECUTE format('LOCK TABLE tablestore_data.%I IN ACCESS EXCLUSIVE MODE', lower(tbl));
+	-- calls through the coordinator on the table wait from here on: every statement on the source
+	-- ends by the budget, answered or not (a node that does not answer fails the move)
+	budget := clock_timestamp() + (2 * lock_ms + catchup_ms + 1000) * interval '1 ms';
 	SELECT * INTO STRICT p FROM tablestore_internal.shard_placement(tbl, shard);
 	IF p.server <> source THEN
 		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: shard %s of the table "%s" moved to "%s" meanwhile', shard, p.key, p.server);
 	END IF;
-	PERFORM tablestore_internal.node_execute(source, format('SELECT pg_catalog.set_config(''lock_timeout'', %L, true)', lock_ms::text || 'ms'), true);
-	PERFORM tablestore_internal.node_execute(source, format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', p.shard_table), true);
+	-- the source's part, in a transaction on the move's own connection (an abort here rolls it back)
+	PERFORM tablestore_internal.move_execute(source, format('BEGIN; SET LOCAL lock_timeout = %L; LOCK TABLE %s IN ACCESS EXCLUSIVE MODE',
+		lock_ms::text || 'ms', p.shard_table), greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int));
 	t0 := clock_timestamp();
-	lsn := tablestore_internal.node_execute(source, 'SELECT tablestore_internal.flushed_wal_lsn()', true);
-	WHILE tablestore_internal.node_execute(source, format('SELECT COALESCE((SELECT bool_or(replay_lsn >= %L::pg_lsn) '
-		'FROM pg_catalog.pg_stat_replication WHERE application_name = %L AND state = ''streaming''), false)', lsn, job), true) <> 't' LOOP
+	lsn := tablestore_internal.move_execute(source, 'SELECT tablestore_internal.flushed_wal_lsn()',
+		greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int));
+	WHILE tablestore_internal.move_execute(source, format('SELECT COALESCE((SELECT bool_or(replay_lsn >= %L::pg_lsn) '
+		'FROM pg_catalog.pg_stat_replication WHERE application_name = %L AND state = ''streaming''), false)', lsn, job),
+		greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int)) <> 't' LOOP
 		IF clock_timestamp() > t0 + catchup_ms * interval '1 ms' THEN
 			RETURN 'behind';
 		END IF;
 		PERFORM pg_sleep(0.002);
 	END LOOP;
-	PERFORM tablestore_internal.node_execute(source, format('INSERT INTO tablestore_internal.shard_fences (shard_table, table_key, shard, state, move) '
-		'VALUES (%L::regclass, %L, %s, ''moved'', %L)', p.shard_table, p.key, shard, job), true);
+	PERFORM tablestore_internal.move_execute(source, format('SELECT tablestore_internal.fence_shard(%L::regclass, %L, %s, ''moved'', %L)',
+		p.shard_table, p.key, shard, job), greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int));
 	PERFORM tablestore_internal.repoint_shard(tbl, shard, target);
+	-- the source's fence commits before the coordinator's map: the two nodes are never both unfenced
+	PERFORM tablestore_internal.move_execute(source, 'COMMIT', greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int));
 	RETURN 'switched';
 EXCEPTION WHEN lock_not_available THEN
 	RETURN 'locked';
@@ -1243,11 +1316,11 @@ COMMENT ON FUNCTION tablestore_internal.move_switch(text, int, name, name, text,
 'move_shard''s switch under the coordinator''s lock, bounded (lock_ms per lock, catchup_ms for the subscriber): switched, locked or behind';
 
 -- What a move of a shard leaves on the nodes, removed so that they agree with the coordinator's
--- shard map (as this transaction sees it): the node the map names serves the shard (its fence
--- goes); every other node's copy of the shard goes, with the move's subscription, publication and
--- replication slots. servers: the nodes to look at (NULL: every shard server; the map's node is
--- always one). Each node's part commits there at once. A node that cannot be reached is reported
--- (WARNING; an error at the end when strict).
+-- shard map (as this transaction sees it): the move's subscription, publication and replication
+-- slots go first, then every other node's copy of the shard, then the node the map names serves
+-- the shard (its fence goes). servers: the nodes to look at (NULL: every shard server; the
+-- map's node is always one). Each node's part commits there at once. A node that cannot be reached
+-- is reported (WARNING; an error at the end when strict).
 CREATE PROCEDURE tablestore_internal.move_cleanup(tbl text, shard int, servers name[], strict bool)
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -1259,6 +1332,7 @@ DECLARE
 	owner_id text;
 	subs text[] := '{}';
 	failed text[] := '{}';
+	stopped bool := true;
 	far timestamptz := clock_timestamp() + interval '1 minute';
 BEGIN
 	SELECT * INTO STRICT p FROM tablestore_internal.shard_placement(tbl, shard);
@@ -1298,12 +1372,8 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: the node "%s" that the shard map names for shard %s of the table "%s" has no shard table %s',
 			p.server, shard, p.key, p.shard_table), HINT = 'Point the shard at a node that holds it (tablestore_internal.repoint_shard) first.';
 	END IF;
-	-- 1. the node the map names serves the shard
-	IF seen -> p.server ->> 'fence' IS NOT NULL THEN
-		PERFORM tablestore_internal.node_ddl(p.server, format('DELETE FROM tablestore_internal.shard_fences WHERE shard_table = %1$L::regclass; '
-			'DROP TRIGGER IF EXISTS tablestore_move_lease ON %1$s', p.shard_table), far);
-	END IF;
-	-- 2. the subscription (without dropping its slot from here: its publisher may be gone)
+	-- 1. the subscription (without dropping its slot from here: its publisher may be gone), first:
+	--    nothing replicates into a copy once it serves the shard, nor out of one serving it again
 	FOR srv, st IN SELECT * FROM jsonb_each(seen) WHERE value ->> 'sub' IS NOT NULL LOOP
 		BEGIN
 			PERFORM tablestore_internal.node_ddl(srv, format('ALTER SUBSCRIPTION %1$I DISABLE; ALTER SUBSCRIPTION %1$I SET (slot_name = NONE); '
@@ -1312,9 +1382,10 @@ BEGIN
 		EXCEPTION WHEN OTHERS THEN
 			RAISE WARNING 'tablestore: the subscription % on the node "%" was not dropped: %', job, srv, SQLERRM;
 			failed := failed || srv::text;
+			stopped := false;
 		END;
 	END LOOP;
-	-- 3. the publication and the replication slots (their walsenders ended first)
+	-- 2. the publication and the replication slots (their walsenders ended first)
 	FOR srv, st IN SELECT * FROM jsonb_each(seen) WHERE (value -> 'pub')::bool OR jsonb_typeof(value -> 'slots') = 'array' LOOP
 		BEGIN
 			PERFORM tablestore_internal.node_ddl(srv, format($q$DROP PUBLICATION IF EXISTS %1$I;
@@ -1326,9 +1397,11 @@ BEGIN
 		EXCEPTION WHEN OTHERS THEN
 			RAISE WARNING 'tablestore: the publication or replication slot % on the node "%" was not dropped: %', job, srv, SQLERRM;
 			failed := failed || srv::text;
+			stopped := false;
 		END;
 	END LOOP;
-	-- 4. every other node's copy of the shard, and fences of tables that are gone
+	-- 3. every other node's copy of the shard (a plain SELECT of a node's table reads a copy
+	--    switched away from until it is gone), and fences of tables that are gone
 	FOR srv, st IN SELECT * FROM jsonb_each(seen) WHERE key <> p.server AND value ->> 'id' <> owner_id
 		AND ((value -> 'table')::bool OR (value ->> 'dangling')::int > 0) LOOP
 		BEGIN
@@ -1340,6 +1413,16 @@ BEGIN
 			failed := failed || srv::text;
 		END;
 	END LOOP;
+	-- 4. the node the map names serves the shard: its fence goes (its triggers and row-level
+	--    security with it), once the move's replication is stopped (either side's part dropped)
+	IF seen -> p.server ->> 'fence' IS NOT NULL THEN
+		IF stopped THEN
+			PERFORM tablestore_internal.node_ddl(p.server, format('SELECT tablestore_internal.unfence_shard(%L::regclass)', p.shard_table), far);
+		ELSE
+			RAISE WARNING 'tablestore: shard % stays fenced on the node "%" until the move''s replication is stopped', shard, p.server;
+			failed := failed || p.server::text;
+		END IF;
+	END IF;
 	IF strict AND cardinality(failed) > 0 THEN
 		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: what a move of shard %s of the table "%s" left could not be removed on %s',
 			shard, p.key, array_to_string(ARRAY(SELECT DISTINCT unnest(failed)), ', ')),
@@ -1370,11 +1453,14 @@ REVOKE ALL ON FUNCTION tablestore_internal.move_lock(text, int, bool) FROM PUBLI
 COMMENT ON FUNCTION tablestore_internal.move_lock(text, int, bool) IS
 'Take (or release) the session''s advisory lock of the moves of one shard';
 
--- A failed move's end, in its exception handler: what it left removed on the two nodes (a warning
--- when that cannot finish: move_shard_cleanup does it later) and the shard's move lock released.
+-- A failed move's end, in its exception handler: what it left removed on the two nodes within 5 s
+-- (a warning when that cannot finish: move_shard_cleanup, or the next move once the leases are
+-- free, does it later), so that a move past its time limit, cancelled, or failing on a node that
+-- does not answer ends at once; its leases and the shard's move lock released.
 CREATE PROCEDURE tablestore_internal.move_abandon(tbl text, shard int, servers name[])
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+	PERFORM tablestore_internal.node_deadline(clock_timestamp() + interval '5 s');
 	BEGIN
 		CALL tablestore_internal.move_cleanup(tbl, shard, servers, false);
 	EXCEPTION WHEN OTHERS OR query_canceled THEN
@@ -1386,26 +1472,22 @@ REVOKE ALL ON PROCEDURE tablestore_internal.move_abandon(text, int, name[]) FROM
 COMMENT ON PROCEDURE tablestore_internal.move_abandon(text, int, name[]) IS
 'A failed move''s end: what it left on the two nodes removed (move_cleanup, a warning if that fails), its leases and the shard''s move lock released';
 
--- A move's end: its leases on the nodes (move_lease; a node that cannot be reached is skipped: the
--- lease ends with this session's connection) and the shard's move lock released.
+-- A move's end: its connections to the nodes closed (its leases, move_lease, end with them; no
+-- wait for a node), the bound of its waits on nodes lifted and the shard's move lock released.
 CREATE PROCEDURE tablestore_internal.move_release(tbl text, shard int, servers name[])
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	srv name;
-	job text := format('tablestore_move_%s_%s', left(md5(lower(tbl)), 12), shard);
 BEGIN
 	FOREACH srv IN ARRAY servers LOOP
-		BEGIN
-			PERFORM tablestore_internal.node_execute(srv, format('SELECT tablestore_internal.move_lease(%L, false)', job), true);
-		EXCEPTION WHEN OTHERS OR query_canceled THEN
-			NULL;
-		END;
+		PERFORM tablestore_internal.move_disconnect(srv);
 	END LOOP;
+	PERFORM tablestore_internal.node_deadline(NULL);
 	PERFORM tablestore_internal.move_lock(tbl, shard, false);
 END $$;
 REVOKE ALL ON PROCEDURE tablestore_internal.move_release(text, int, name[]) FROM PUBLIC;
 COMMENT ON PROCEDURE tablestore_internal.move_release(text, int, name[]) IS
-'A move''s end: its leases on the nodes and the shard''s move lock released';
+'A move''s end: its connections to the nodes closed (its leases with them) and the shard''s move lock released';
 
 -- No SET clause: a procedure with one cannot commit, and this one commits between its steps (so
 -- every name is qualified). No step holds a lock on the coordinator's table but the switch.
@@ -1432,9 +1514,11 @@ BEGIN
 	SELECT e.extversion INTO STRICT version FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'tablestore';
 	job := pg_catalog.format('tablestore_move_%s_%s', pg_catalog.left(pg_catalog.md5(p.key), 12), shard);
 	PERFORM tablestore_internal.move_lock(tbl, shard, true);
+	-- every wait on a node, connecting included, ends by the time limit (and 5 s more)
+	PERFORM tablestore_internal.node_deadline(deadline OPERATOR(pg_catalog.+) interval '5 s');
 
 	-- 1. both nodes answer (one that is down fails the move here, within its connect timeout); the
-	--    move's lease on both; what an earlier move of the shard (and any move whose session is
+	--    move's lease on both (on the move's own connections: src/scaleout/node_conn.c); what an earlier move of the shard (and any move whose session is
 	--    gone) left, removed; a fenced, empty shard table on the target, owned and indexed as the
 	--    table there; the source publishes the shard and the target subscribes (logical
 	--    replication applies rows without the stamp trigger, so every entity keeps its Timestamp
@@ -1446,8 +1530,8 @@ BEGIN
 		END IF;
 		PERFORM tablestore_internal.node_execute(p.server, 'SELECT 1', false, 5000);
 		PERFORM tablestore_internal.node_execute(to_server, 'SELECT 1', false, 5000);
-		PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('SELECT tablestore_internal.move_lease(%L, true)', job), true);
-		PERFORM tablestore_internal.node_execute(to_server, pg_catalog.format('SELECT tablestore_internal.move_lease(%L, true)', job), true);
+		PERFORM tablestore_internal.move_execute(p.server, pg_catalog.format('SELECT tablestore_internal.move_lease(%L, true)', job), 10000);
+		PERFORM tablestore_internal.move_execute(to_server, pg_catalog.format('SELECT tablestore_internal.move_lease(%L, true)', job), 10000);
 		CALL tablestore_internal.move_cleanup(tbl, shard, NULL, false);
 		SELECT x[1], x[2] INTO owner, grants FROM pg_catalog.string_to_array(tablestore_internal.node_execute(p.server, pg_catalog.format(
 			$q$SELECT pg_catalog.pg_get_userbyid(c.relowner) || E'\n' || coalesce(pg_catalog.string_agg(pg_catalog.format('GRANT %%s ON %%s TO %%s%%s',
@@ -1530,8 +1614,10 @@ BEGIN
 		pause := LEAST(pause OPERATOR(pg_catalog.*) 2, 2);
 	END LOOP;
 
-	-- 3. the coordinator's map names the target: the target serves the shard; the source's copy,
-	--    the subscription, the publication and the replication slot go (move_cleanup, by the map)
+	-- 3. the coordinator's map names the target: the subscription, the publication and the
+	--    replication slot go, the source's copy goes, the target serves the shard (move_cleanup, by
+	--    the map), within 30 s
+	PERFORM tablestore_internal.node_deadline(pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) interval '30 s');
 	BEGIN
 		CALL tablestore_internal.move_cleanup(tbl, shard, ARRAY[p.server, to_server], true);
 	EXCEPTION WHEN OTHERS OR query_canceled THEN
@@ -1548,6 +1634,7 @@ CREATE PROCEDURE tablestore.move_shard_cleanup(tbl text, shard int)
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	PERFORM tablestore_internal.move_lock(tbl, shard, true);
+	PERFORM tablestore_internal.node_deadline(NULL);
 	CALL tablestore_internal.move_cleanup(tbl, shard, NULL, true);
 	PERFORM tablestore_internal.move_lock(tbl, shard, false);
 EXCEPTION WHEN OTHERS OR query_canceled THEN

@@ -8,6 +8,7 @@
 #include "fast_path.h"
 #include "fmgr.h"
 #include "indexing_policy.h"
+#include "node_conn.h"
 #include "plan_cache.h"
 #include "query.h"
 #include "remote_call.h"
@@ -26,6 +27,7 @@ _PG_init(void)
 	ts_query_page_init();
 	ts_plan_cache_init();
 	ts_remote_call_init();
+	ts_node_conn_init();
 	ts_distribute_init();
 	ts_shard_fence_init();
 	ts_indexing_policy_init();

@@ -31,6 +31,7 @@
 #include "nodes/makefuncs.h"
 #include "partitioning/partbounds.h"
 #include "partitioning/partdesc.h"
+#include "node_conn.h"
 #include "remote_call.h"
 #include "storage/lmgr.h"
 #include "tables.h"

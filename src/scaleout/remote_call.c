@@ -44,6 +44,11 @@ bool		ts_allow_multi_node_writes = false;
 /* the server this transaction wrote on through tablestore's calls, if any */
 static Oid	write_server = InvalidOid;
 
+/* the servers whose remote transaction this one marked as the coordinator's (mark_as_coordinator) */
+#define MARKED_MAX 16
+static Oid	marked[MARKED_MAX];
+static int	nmarked = 0;
+
 /* a subtransaction of this transaction was rolled back */
 static bool subxact_aborted = false;
 
@@ -51,6 +56,7 @@ static bool subxact_aborted = false;
 static List *import_mappings = NIL;
 
 static void forget_prepared(void);
+static PGresult *remote_exec(Oid server, const char *sql, int nparams, const char *const *params);
 
 /*
  * At the end of a transaction: the server written on is forgotten, and the statements prepared on
@@ -71,6 +77,7 @@ end_of_transaction(XactEvent event, void *arg)
 		write_server = InvalidOid;
 		subxact_aborted = false;
 		import_mappings = NIL;
+		nmarked = 0;
 	}
 }
 
@@ -111,11 +118,28 @@ check_one_writing_node(Oid server)
 	}
 }
 
+/*
+ * Plain SQL through postgres_fdw writes on the node's shard table, whose fence (during a move) lets
+ * only the coordinator's writes pass (shard_fence.c): its remote transaction is marked as the
+ * coordinator's, as forwarded calls are, once per transaction and server, before its first row.
+ */
+static void
+mark_as_coordinator(Oid server)
+{
+	for (int i = 0; i < nmarked; i++)
+		if (marked[i] == server)
+			return;
+	PQclear(remote_exec(server, "SELECT tablestore.routed_by_coordinator(true)", 0, NULL));
+	if (nmarked < MARKED_MAX)
+		marked[nmarked++] = server;
+}
+
 void
 ts_note_remote_write(Oid server)
 {
 	check_one_writing_node(server);
 	write_server = server;
+	mark_as_coordinator(server);
 }
 
 /* ---------- the connection ---------- */
@@ -138,8 +162,8 @@ connection_for(Oid server)
 }
 
 /* Raise the node's error as the node raised it: SQLSTATE, message, detail and hint. */
-static void
-raise_remote_error(PGresult *res, PGconn *conn, Oid server)
+void
+ts_raise_node_error(PGresult *res, PGconn *conn, Oid server)
 {
 	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
@@ -167,7 +191,7 @@ check_result(PGresult *res, PGconn *conn, Oid server)
 	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 
 	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
-		raise_remote_error(res, conn, server);
+		ts_raise_node_error(res, conn, server);
 	return res;
 }
 
@@ -178,7 +202,7 @@ remote_exec(Oid server, const char *sql, int nparams, const char *const *params)
 	PGconn	   *conn = connection_for(server);
 
 	if (!PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0))
-		raise_remote_error(NULL, conn, server);
+		ts_raise_node_error(NULL, conn, server);
 	return check_result(get_result(conn, sql), conn, server);
 }
 
@@ -259,7 +283,7 @@ remote_exec_prepared(Oid server, Oid fn, const char *sql, int nparams, const cha
 		PGresult   *res;
 
 		if (!PQsendQueryParams(conn, PREPARED_CHECK_SQL, 1, NULL, args, NULL, NULL, 0))
-			raise_remote_error(NULL, conn, server);
+			ts_raise_node_error(NULL, conn, server);
 		res = check_result(get_result(conn, PREPARED_CHECK_SQL), conn, server);
 		found = PQntuples(res) > 0;
 		PQclear(res);
@@ -271,13 +295,13 @@ remote_exec_prepared(Oid server, Oid fn, const char *sql, int nparams, const cha
 	if (!found)
 	{
 		if (!PQsendPrepare(conn, name, sql, nparams, NULL))
-			raise_remote_error(NULL, conn, server);
+			ts_raise_node_error(NULL, conn, server);
 		PQclear(check_result(get_result(conn, sql), conn, server));
 		e = hash_search(prepared, &key, HASH_ENTER, NULL);
 		e->certain = true;
 	}
 	if (!PQsendQueryPrepared(conn, name, nparams, params, NULL, NULL, 0))
-		raise_remote_error(NULL, conn, server);
+		ts_raise_node_error(NULL, conn, server);
 	return check_result(get_result(conn, sql), conn, server);
 }
 
@@ -296,264 +320,6 @@ ts_remote_query(Oid server, const char *sql, int nparams, const char *const *par
 		out = pstrdup(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	return out;
-}
-
-/* ---------- a connection of its own ---------- */
-
-/* Seconds a connection of its own, or a move's subscription, waits for a node to answer at most. */
-#define TS_NODE_CONNECT_TIMEOUT 10
-
-/* postgres_fdw's options, which are not libpq's */
-static bool
-fdw_only_option(const char *name)
-{
-	static const char *const names[] = {
-		"extensions", "fetch_size", "batch_size", "use_remote_estimate", "fdw_startup_cost",
-		"fdw_tuple_cost", "updatable", "truncatable", "keep_connections", "async_capable",
-		"parallel_commit", "password_required", "analyze_sampling", "application_name"
-	};
-
-	for (int i = 0; i < lengthof(names); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
-
-static void
-append_options(StringInfo out, List *options)
-{
-	ListCell   *lc;
-
-	foreach(lc, options)
-	{
-		DefElem    *opt = lfirst(lc);
-		const char *v = defGetString(opt);
-
-		if (fdw_only_option(opt->defname))
-			continue;
-		appendStringInfo(out, "%s%s='", out->len ? " " : "", opt->defname);
-		for (const char *c = v; *c; c++)
-		{
-			if (*c == '\\' || *c == '\'')
-				appendStringInfoChar(out, '\\');
-			appendStringInfoChar(out, *c);
-		}
-		appendStringInfoChar(out, '\'');
-	}
-}
-
-/* The server's connect_timeout option in seconds, or 0. */
-static int
-server_connect_timeout(Oid server)
-{
-	ListCell   *lc;
-
-	foreach(lc, GetForeignServer(server)->options)
-	{
-		DefElem    *opt = lfirst(lc);
-
-		if (strcmp(opt->defname, "connect_timeout") == 0)
-			return Max(atoi(defGetString(opt)), 0);
-	}
-	return 0;
-}
-
-char *
-ts_server_conninfo(Oid server)
-{
-	StringInfoData s;
-
-	initStringInfo(&s);
-	append_options(&s, GetForeignServer(server)->options);
-	append_options(&s, GetUserMapping(GetUserId(), server)->options);
-	/* a subscription made with it gives up on a node that does not answer (remote_call.h) */
-	if (server_connect_timeout(server) == 0)
-		appendStringInfo(&s, " connect_timeout=%d", TS_NODE_CONNECT_TIMEOUT);
-	return s.data;
-}
-
-/*
- * The connection of its own is libpq's asynchronous one, waited on through the latch: a cancel or
- * a statement timeout here interrupts the wait, and the node's statement is then cancelled too.
- * Connecting is bounded (libpq's connect_timeout does not apply to PQconnectPoll): the server's
- * connect_timeout option (at least libpq's 2 s), or TS_NODE_CONNECT_TIMEOUT seconds, so that a node
- * that is down or does not answer fails a move at once instead of holding it.
- */
-/* Wait for the socket, or until the deadline (0: none); false when the deadline passed. */
-static bool
-wait_socket(PGconn *conn, int events, TimestampTz deadline)
-{
-	pgsocket	sock = PQsocket(conn);
-	long		timeout = -1L;
-	int			rc;
-
-	if (sock == PGINVALID_SOCKET)
-		return true;			/* libpq reports the failure */
-	if (deadline != 0)
-	{
-		timeout = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
-		if (timeout <= 0)
-			return false;
-		events |= WL_TIMEOUT;
-	}
-	rc = WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | events, sock, timeout, PG_WAIT_EXTENSION);
-	ResetLatch(MyLatch);
-	CHECK_FOR_INTERRUPTS();
-	return !(rc & WL_TIMEOUT) || (rc & (WL_SOCKET_READABLE | WL_SOCKET_WRITEABLE));
-}
-
-static void
-own_finish(PGconn *conn)
-{
-	if (PQtransactionStatus(conn) == PQTRANS_ACTIVE)
-	{
-		PGcancel   *cancel = PQgetCancel(conn);
-		char		buf[256];
-
-		if (cancel != NULL)
-		{
-			(void) PQcancel(cancel, buf, sizeof(buf));
-			PQfreeCancel(cancel);
-		}
-	}
-	PQfinish(conn);
-}
-
-static PGconn *
-own_connect(Oid server)
-{
-	PGconn	   *conn = PQconnectStart(ts_server_conninfo(server));
-	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
-	int			seconds = server_connect_timeout(server) > 0 ? Max(server_connect_timeout(server), 2) : TS_NODE_CONNECT_TIMEOUT;
-	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), seconds * 1000);
-	bool		in_time = true;
-
-	if (conn == NULL)
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-	PG_TRY();
-	{
-		while (in_time && PQstatus(conn) != CONNECTION_BAD && st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED)
-		{
-			in_time = wait_socket(conn, st == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE, deadline);
-			if (in_time)
-				st = PQconnectPoll(conn);
-		}
-	}
-	PG_CATCH();
-	{
-		PQfinish(conn);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	if (!in_time || PQstatus(conn) != CONNECTION_OK)
-	{
-		char	   *msg = in_time ? pstrdup(PQerrorMessage(conn)) : psprintf("no answer in %d s (connect_timeout)", seconds);
-
-		PQfinish(conn);
-		ereport(ERROR,
-				(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
-				 errmsg("could not connect to the node \"%s\"", GetForeignServer(server)->servername),
-				 errdetail_internal("%s", msg)));
-	}
-	return conn;
-}
-
-/* Run a query string; its last result, or its first error (raised). The caller finishes conn on error. */
-static PGresult *
-own_exec(PGconn *conn, const char *sql, Oid server)
-{
-	PGresult   *last = NULL;
-	PGresult   *res;
-
-	if (!PQsendQuery(conn, sql))
-		raise_remote_error(NULL, conn, server);
-	for (;;)
-	{
-		while (PQisBusy(conn))
-		{
-			(void) wait_socket(conn, WL_SOCKET_READABLE, 0);
-			if (!PQconsumeInput(conn))
-			{
-				PQclear(last);
-				raise_remote_error(NULL, conn, server);
-			}
-		}
-		if ((res = PQgetResult(conn)) == NULL)
-			break;
-		if (last != NULL && PQresultStatus(last) == PGRES_FATAL_ERROR)
-			PQclear(res);		/* the first error is the one */
-		else
-		{
-			PQclear(last);
-			last = res;
-		}
-	}
-	return check_result(last, conn, server);
-}
-
-/* The first column of the first row (palloc'd), or NULL; the result is freed. */
-static char *
-first_value(PGresult *res)
-{
-	char	   *out = NULL;
-
-	if (PQntuples(res) > 0 && PQnfields(res) > 0 && !PQgetisnull(res, 0, 0))
-		out = pstrdup(PQgetvalue(res, 0, 0));
-	PQclear(res);
-	return out;
-}
-
-char *
-ts_node_command(Oid server, const char *sql, int timeout_ms)
-{
-	PGconn	   *conn = own_connect(server);
-	char	   *out = NULL;
-
-	PG_TRY();
-	{
-		if (timeout_ms > 0)
-			PQclear(own_exec(conn, psprintf("SET statement_timeout = %d", timeout_ms), server));
-		out = first_value(own_exec(conn, sql, server));
-	}
-	PG_CATCH();
-	{
-		own_finish(conn);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	PQfinish(conn);
-	return out;
-}
-
-bool
-ts_node_wait(Oid server, const char *sql, int timeout_ms)
-{
-	PGconn	   *conn = own_connect(server);
-	TimestampTz end = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms);
-	bool		done = false;
-
-	PG_TRY();
-	{
-		for (;;)
-		{
-			char	   *v = first_value(own_exec(conn, sql, server));
-
-			done = v != NULL && strcmp(v, "t") == 0;
-			if (done || GetCurrentTimestamp() >= end)
-				break;
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10L, PG_WAIT_EXTENSION);
-			ResetLatch(MyLatch);
-			CHECK_FOR_INTERRUPTS();
-		}
-	}
-	PG_CATCH();
-	{
-		own_finish(conn);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	PQfinish(conn);
-	return done;
 }
 
 /* ---------- plain SQL on a distributed table: the one-writing-node rule ---------- */

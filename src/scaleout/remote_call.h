@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "libpq-fe.h"
 #include "table_route.h"
 
 extern bool ts_allow_multi_node_writes;	/* tablestore.allow_multi_node_writes */
@@ -38,22 +39,11 @@ extern Datum ts_forward_call(FunctionCallInfo fcinfo, Oid server, bool writes);
  */
 extern char *ts_remote_query(Oid server, const char *sql, int nparams, const char *const *params, bool writes);
 
-/* A libpq connection string for the server and the caller's user mapping (libpq's options only). */
-extern char *ts_server_conninfo(Oid server);
-
 /*
- * Run a query string on the server on a connection of its own, outside this transaction (each
- * statement commits there at once, or the string's statements together as one implicit
- * transaction); the first column of its last result's first row, or NULL. timeout_ms > 0: the
- * node's statement_timeout. Interruptible: a cancel here cancels the node's statement.
+ * Raise a node's error as the node raised it (SQLSTATE, message, detail, hint), or the
+ * connection's when res is NULL (a connection failure); res is freed.
  */
-extern char *ts_node_command(Oid server, const char *sql, int timeout_ms);
-
-/*
- * Run a query (its first column a boolean) on the server on a connection of its own every 10 ms
- * until it answers true or timeout_ms pass; whether it answered true. Interruptible.
- */
-extern bool ts_node_wait(Oid server, const char *sql, int timeout_ms);
+extern void ts_raise_node_error(PGresult *res, PGconn *conn, Oid server) pg_attribute_noreturn();
 
 /* Note that this transaction writes on the server (raises TSX04 when it already wrote elsewhere). */
 extern void ts_note_remote_write(Oid server);

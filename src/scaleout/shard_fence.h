@@ -4,7 +4,9 @@
  * tablestore_internal.shard_fences and refuses direct calls (TSX03), so that a client routing by an
  * old shard map never writes to or reads from a copy the coordinator's map does not name. Calls a
  * coordinator forwards are not fenced: the coordinator routes them by its own map, under its lock
- * (as the role that owns the node's table: no other role can pass a fence).
+ * (as the role that owns the node's table: no other role can pass a fence). Plain SQL meets the
+ * fence through the triggers and row-level security fence_shard gives a fenced table
+ * (tablestore.shard_fence, tablestore.shard_fence_read: shard_fence.c).
  */
 #ifndef SHARD_FENCE_H
 #define SHARD_FENCE_H

@@ -3,16 +3,20 @@
  *
  * A distributed table's shard map (tablestore.table_shards on the coordinator: shard -> server)
  * is kept per account and table for ROUTE_TTL seconds in a small direct-mapped cache. When a node
- * answers TSX03 (the shard is fenced there: a move is filling it or has switched it away), that
- * shard goes to the coordinator, and the map is read again ROUTE_DETOUR seconds later: for a few
- * milliseconds after a switch the coordinator's map still names a node that is fenced, and every
- * call would otherwise read the map again. When the map cannot be read again (the coordinator is
- * down), the last one keeps routing, and the map is asked for again every ROUTE_RETRY seconds:
- * the fences make an old map safe (a node that no longer holds a shard, or holds a fenced copy,
- * refuses with TSX03 and the call goes to the coordinator), so nodes that are up keep serving
- * their partitions through a coordinator's outage. A call's PartitionKey is read by the core
- * (route_key.c: an entity body with the JSON tokenizer, a $filter with the OData parser, as the
- * extension reads them) and its shard computed by the core (shard_hash.c, as tablestore.shard_of).
+ * refuses the call's own shard with TSX03 (the shard is fenced there: a move is filling it or has
+ * switched it away; or the node no longer has it), that shard goes to the coordinator, and the map
+ * is read again ROUTE_DETOUR seconds later: for a few milliseconds after a switch the
+ * coordinator's map still names a node that is fenced, and every call would otherwise read the map
+ * again. Any other TSX03 (a query across partitions, a key the call does not route by) leaves the
+ * map alone. When the map cannot be read again (the coordinator is down, or hung: a read of the
+ * map gets ROUTE_FETCH_MS), the last one keeps routing, and the map is asked for again every
+ * ROUTE_RETRY seconds, by one request at a time per table (the others route by the last map
+ * meanwhile): the fences make an old map safe (a node that no longer holds a shard, or holds a
+ * fenced copy, refuses with TSX03 and the call goes to the coordinator), so nodes that are up keep
+ * serving their partitions through a coordinator's outage. A call's PartitionKey is read by the
+ * core (route_key.c: an entity body with the JSON tokenizer, a $filter with the OData parser, as
+ * the extension reads them) and its shard computed by the core (shard_hash.c, as
+ * tablestore.shard_of).
  */
 #include "route.h"
 #include "gateway.h"
@@ -22,7 +26,10 @@
 #include "shard_hash.h"
 #include "util.h"
 
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
+#include <strings.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +40,7 @@
 #define ROUTE_DETOUR 1			/* seconds a shard a node refused goes to the coordinator before the map is read again */
 #define ROUTE_RETRY 1			/* seconds between attempts to read a map again while the coordinator does not answer */
 #define ROUTE_MAX_SHARDS 1024
+#define ROUTE_FETCH_MS 2000		/* a read of the map answered within this, else the last map routes */
 
 typedef struct RouteEntry
 {
@@ -41,6 +49,7 @@ typedef struct RouteEntry
 	char		table[64];		/* lower case */
 	time_t		fetched;
 	time_t		retry_at;		/* the map could not be read again: the next attempt, meanwhile the last map routes */
+	bool		refreshing;		/* a request reads the map again: the others route by this one meanwhile */
 	int			count;			/* 0: not distributed (the coordinator answers) */
 	short		node[ROUTE_MAX_SHARDS];	/* index into the account's nodes, -1: not a configured node */
 } RouteEntry;
@@ -111,6 +120,50 @@ node_index(const Account *a, const char *server)
 	return -1;
 }
 
+static long
+ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long) (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * A query's result within timeout_ms, or NULL (*late: the time passed; the connection is then
+ * unusable): a coordinator that is hung, not down, keeps no worker thread.
+ */
+static PGresult *
+exec_in_time(PGconn *conn, const char *sql, int nparams, const char *const *params, int timeout_ms, bool *late)
+{
+	struct timespec t0;
+	PGresult   *res,
+			   *more;
+
+	*late = false;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0))
+		return NULL;
+	while (PQisBusy(conn))
+	{
+		struct pollfd pfd = {.fd = PQsocket(conn), .events = POLLIN};
+		long		left = timeout_ms - ms_since(&t0);
+		int			rc;
+
+		if (left <= 0 || (rc = poll(&pfd, 1, (int) left)) == 0)
+		{
+			*late = true;
+			return NULL;
+		}
+		if ((rc < 0 && errno != EINTR) || (rc > 0 && !PQconsumeInput(conn)))
+			return NULL;
+	}
+	res = PQgetResult(conn);
+	while ((more = PQgetResult(conn)) != NULL)
+		PQclear(more);
+	return res;
+}
+
 /* The table's shard map from the coordinator; false when it cannot be read (then: no routing). */
 static bool
 fetch(Req *r, const char *table, RouteEntry *e)
@@ -119,14 +172,16 @@ fetch(Req *r, const char *table, RouteEntry *e)
 	PGresult   *res;
 	char		why[256];
 	const char *params[1] = {table};
-	bool		ok;
+	bool		ok,
+				late;
 
 	if (pool_acquire(r->account->pool, &c, why, sizeof(why)) != POOL_OK)
 		return false;
-	res = PQexecParams(c->conn, "SELECT shard, server, shard_count FROM tablestore.table_shards($1::text)", 1, NULL,
-					   params, NULL, NULL, 0);
+	res = exec_in_time(c->conn, "SELECT shard, server, shard_count FROM tablestore.table_shards($1::text)", 1, params,
+					   ROUTE_FETCH_MS, &late);
 	ok = PQresultStatus(res) == PGRES_TUPLES_OK;
-	pool_release(r->account->pool, c, !ok && PQstatus(c->conn) != CONNECTION_OK);
+	/* no answer in time: the connection is dropped (its query may still be running) */
+	pool_release(r->account->pool, c, late || (!ok && PQstatus(c->conn) != CONNECTION_OK));
 	if (ok)
 	{
 		e->count = 0;
@@ -203,16 +258,20 @@ route_pool(Req *r)
 	lower_name(table, name);
 	pthread_mutex_lock(&cache_lock);
 	e = &cache[slot_of(account, table)];
-	if (e->used && e->account == account && strcmp(e->table, table) == 0 && (now - e->fetched < ROUTE_TTL || now < e->retry_at))
+	if (e->used && e->account == account && strcmp(e->table, table) == 0 &&
+		(now - e->fetched < ROUTE_TTL || now < e->retry_at || e->refreshing))
 	{
+		/* a fresh map, or another request reads it again: this one routes */
 		if (e->count > 0)
 			node = e->node[ts_shard_of_key(pk, strlen(pk), e->count)];
 		pthread_mutex_unlock(&cache_lock);
 		return node >= 0 ? r->account->nodes[node].pool : NULL;
 	}
+	if (e->used && e->account == account && strcmp(e->table, table) == 0)
+		e->refreshing = true;
 	pthread_mutex_unlock(&cache_lock);
 
-	/* read outside the lock; a concurrent reader may store the same map */
+	/* read outside the lock (bounded: ROUTE_FETCH_MS); a concurrent reader of another map may store the same slot */
 	memset(&fresh, 0, sizeof(fresh));
 	if (!fetch(r, name, &fresh))
 	{
@@ -221,7 +280,8 @@ route_pool(Req *r)
 		e = &cache[slot_of(account, table)];
 		if (e->used && e->account == account && strcmp(e->table, table) == 0)
 		{
-			e->retry_at = now + ROUTE_RETRY;
+			e->refreshing = false;
+			e->retry_at = time(NULL) + ROUTE_RETRY;
 			if (e->count > 0)
 				node = e->node[ts_shard_of_key(pk, strlen(pk), e->count)];
 		}
@@ -240,8 +300,30 @@ route_pool(Req *r)
 	return node >= 0 ? r->account->nodes[node].pool : NULL;
 }
 
+/*
+ * Whether a node's TSX03 message refuses the shard this call routes by: a fence's ("shard N of the
+ * table "t" is ...") for that shard, or a node that has no partition for the call's PartitionKey.
+ */
+static bool
+refuses_shard(const char *msg, const char *table, const char *pk, int shard)
+{
+	const char *p;
+	char		named[64];
+	char		tail[300];
+	int			n;
+
+	if (msg == NULL)
+		return false;
+	for (p = strstr(msg, "shard "); p != NULL; p = strstr(p + 1, "shard "))
+		if ((p == msg || p[-1] == ' ') &&
+			sscanf(p, "shard %d of the table \"%63[^\"]\"", &n, named) == 2 && n == shard && strcasecmp(named, table) == 0)
+			return true;
+	snprintf(tail, sizeof(tail), "here takes the PartitionKey \"%s\"", pk);
+	return strlen(pk) < 200 && strstr(msg, tail) != NULL;
+}
+
 void
-route_detour(Req *r)
+route_detour(Req *r, const char *message)
 {
 	char		lower[64];
 	RouteEntry *e;
@@ -257,11 +339,15 @@ route_detour(Req *r)
 	if (e->used && e->account == account && strcmp(e->table, lower) == 0 && e->count > 0)
 	{
 		time_t		now = time(NULL);
+		int			shard = ts_shard_of_key(pk, strlen(pk), e->count);
 
-		/* the node refused the shard (fenced by a move): the coordinator serves it until the map is read again */
-		e->node[ts_shard_of_key(pk, strlen(pk), e->count)] = -1;
-		if (e->fetched > now - ROUTE_TTL + ROUTE_DETOUR)
-			e->fetched = now - ROUTE_TTL + ROUTE_DETOUR;
+		/* the node refused this very shard (fenced by a move): the coordinator serves it until the map is read again */
+		if (refuses_shard(message, lower, pk, shard))
+		{
+			e->node[shard] = -1;
+			if (e->fetched > now - ROUTE_TTL + ROUTE_DETOUR)
+				e->fetched = now - ROUTE_TTL + ROUTE_DETOUR;
+		}
 	}
 	pthread_mutex_unlock(&cache_lock);
 }

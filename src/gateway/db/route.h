@@ -29,9 +29,10 @@ extern char *route_body_partition_key(struct Req *r, const char *json, size_t le
 extern char *route_filter_partition_key(struct Req *r, const char *filter);
 
 /*
- * The node answered TSX03 for the request's partition (its shard is fenced there by a move): the
- * coordinator serves that shard until the map is read again, at most ROUTE_DETOUR seconds later.
+ * The node answered TSX03 (message: its primary message). When it refuses the request's own shard
+ * (fenced there by a move, or not there), the coordinator serves that shard until the map is read
+ * again, at most ROUTE_DETOUR seconds later; any other TSX03 changes nothing.
  */
-extern void route_detour(struct Req *r);
+extern void route_detour(struct Req *r, const char *message);
 
 #endif

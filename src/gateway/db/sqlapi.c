@@ -223,10 +223,10 @@ sql_call(Req *r, SqlStmt st, const char *const *params, SqlError *err)
 		lost = connection_lost(c->conn, res);
 		if (routed && pool == routed && !lost && shard_not_here(res))
 		{
-			/* the shard is fenced on the node (a move): the coordinator answers, and serves it until the map is read again */
+			/* the shard is fenced on the node (a move): the coordinator answers (and serves the shard until the map is read again) */
 			pool_release(pool, c, false);
+			route_detour(r, PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
 			PQclear(res);
-			route_detour(r);
 			pool = r->account->pool;
 			attempt--;
 			routed = NULL;

@@ -7,7 +7,7 @@
 #   layers       test/arch/layers.pl: no two files of the extension or of the gateway call each
 #                other (no cycle), over the objects just built; test/arch/versions.sh: the
 #                versions from tablestore.control, PostgreSQL 15 only
-#   pg_regress   sql/<feature>.sql against expected/<feature>.out (make installcheck)
+#   pg_regress   test/sql/<feature>.sql against test/expected/<feature>.out (make installcheck)
 #   pgTAP        test/pgtap/*.sql through pg_prove, each file in its own database (make installcheck-pgtap)
 #   scenarios    test/scenario/*.sh (concurrency, pg_dump round trip, patterns)
 #   TAP          test/t/*.pl with PostgreSQL::Test::Cluster (crash, replication) - own clusters
@@ -62,7 +62,7 @@ ts_shared_copy() {
 	local dir
 	dir=$(mktemp -d /tmp/tablestore-test.XXXXXX)
 	(cd "$TS_ROOT" && tar -cf - --exclude=node_modules --exclude=test/fuzz/build --exclude=test/fuzz/artifacts \
-		test scripts sql expected Makefile "$(basename "$TS_ROOT"/*.control)" $(find src -name '*.mk')) | tar -xf - -C "$dir"
+		test scripts sql Makefile "$(basename "$TS_ROOT"/*.control)" $(find src -name '*.mk') src/layers.conf) | tar -xf - -C "$dir"
 	chmod -R a+rX "$dir"
 	chown -R "$(ts_server_user)" "$dir"
 	echo "$dir"
@@ -70,14 +70,19 @@ ts_shared_copy() {
 
 # The layering rule of doc/architecture.md, on the objects of each program.
 run_layers() {
-	ts_log "layers (test/arch/layers.pl: no file cycles)"
-	# the core is built twice: for the extension (*.o) and, for the frontend, into the gateway (*.gw.o)
-	perl "$TS_ROOT/test/arch/layers.pl" extension "$TS_ROOT"/src/*.o $(ls "$TS_ROOT"/src/core/*.o | grep -v '\.gw\.o$')
+	ts_log "layers (test/arch/layers.pl: every call within its layer or down, src/layers.conf)"
+	# each program's objects as the Makefile builds them (the core twice: *.o for the extension,
+	# *.gw.o for the frontend programs)
+	objs() { make -C "$TS_ROOT" -s "$@" PG_CONFIG="$TS_PG_CONFIG" | tr ' ' '\n' | sed -n "s|^\(.\)|$TS_ROOT/\1|p"; }
+	perl "$TS_ROOT/test/arch/layers.pl" extension $(objs print-OBJS)
 	record "layers/extension" $?
-	perl "$TS_ROOT/test/arch/layers.pl" gateway "$TS_ROOT"/src/gateway/*.gw.o "$TS_ROOT"/src/core/*.gw.o
+	perl "$TS_ROOT/test/arch/layers.pl" gateway $(objs print-GW_OBJS) $(objs print-GW_CORE_OBJS)
 	record "layers/gateway" $?
-	perl "$TS_ROOT/test/arch/layers.pl" copy "$TS_ROOT"/src/copy/*.cp.o "$TS_ROOT"/src/core/*.gw.o
+	perl "$TS_ROOT/test/arch/layers.pl" copy $(objs print-CP_OBJS) $(objs print-CP_CORE_OBJS)
 	record "layers/copy" $?
+	# the check itself fails on a call planted upward, and on a file outside the layers
+	bash "$TS_ROOT/test/arch/layers_test.sh"
+	record "layers/the check fails on an upward call" $?
 	# the versions from one place (tablestore.control), PostgreSQL 15 only
 	bash "$TS_ROOT/test/arch/versions.sh" "$TS_PG_CONFIG"
 	record "layers/versions" $?
@@ -86,7 +91,7 @@ run_layers() {
 # Each runner below calls a Makefile target for one file, so every file is reported on its own.
 run_regress() {
 	local name
-	ts_log "pg_regress (make installcheck: sql/ + expected/)"
+	ts_log "pg_regress (make installcheck: test/sql/ + test/expected/)"
 	for name in $(make -C "$TS_ROOT" -s print-REGRESS PG_CONFIG="$TS_PG_CONFIG"); do
 		if make -C "$TS_ROOT" -s installcheck REGRESS="$name" PG_CONFIG="$TS_PG_CONFIG" >$TS_LOG_DIR/regress.log 2>&1; then
 			record "regress/$name" 0

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Generate src/unicode_ident_table.h: code point ranges for C# identifier characters.
+"""Generate src/core/base/unicode_ident_table.h: code point ranges for C# identifier characters.
 
 Property names follow the C# identifier rules (contract §2):
   start character: letter (Lu Ll Lt Lm Lo Nl) or '_'
   part character:  letter, decimal digit (Nd), connector (Pc), combining mark (Mn Mc),
                    formatting character (Cf)
 The tables are generated from Python's unicodedata and committed, so a build needs no Python.
-Run:  python3 tools/gen_unicode_ident.py > src/unicode_ident_table.h
+Run:  python3 tools/gen_unicode_ident.py > src/core/base/unicode_ident_table.h
 """
 import sys
 import unicodedata

@@ -10,9 +10,11 @@
 # core's palloc family is wrapped (mem.c): an arena per batch instead of a leak per entity.
 
 CP_DIR := src/copy
-CP_SRCS := $(sort $(wildcard $(CP_DIR)/*.c))
+# its layers (src/layers.conf): src/copy/base, src/copy/endpoints, and src/copy itself on top
+CP_LAYERS := $(filter copy copy/%,$(call layers_of,copy))
+CP_SRCS := $(sort $(foreach d,$(CP_LAYERS),$(wildcard src/$(d)/*.c)))
 CP_OBJS := $(CP_SRCS:.c=.cp.o)
-CP_CORE_SRCS := $(addprefix src/core/, edm.c entity_binary_in.c entity_build.c entity_json_in.c entity_json_out.c \
+CP_CORE_SRCS := $(call core_srcs,edm.c entity_binary_in.c entity_build.c entity_json_in.c entity_json_out.c \
 	etag_text.c json_lex.c odata_eval.c odata_lex.c odata_parse.c sign.c ts_error.c)
 CP_CORE_OBJS := $(CP_CORE_SRCS:.c=.gw.o)
 CP_BIN := $(CP_DIR)/tablestore-copy
@@ -23,7 +25,7 @@ CP_LIBS := $(addprefix -Wl$(comma)--wrap=,$(CP_WRAP)) -lcurl -lz -lpq -lcrypto -
 	-L$(shell $(PG_CONFIG) --pkglibdir) -lpgcommon -lpgport -lm
 
 CP_HAVE_DEPS := $(shell printf '\043include <curl/curl.h>\n\043include <zlib.h>\n\043include <libpq-fe.h>\n\043include <openssl/hmac.h>\n\043include <xxhash.h>\n' | \
-	$(CC) -E $(GW_INCLUDE) -x c - >/dev/null 2>&1 && echo yes)
+	$(CC) -E $(CORE_INCLUDE) -x c - >/dev/null 2>&1 && echo yes)
 ifeq ($(CP_HAVE_DEPS),yes)
 all: $(CP_BIN)
 install: install-copy
@@ -35,7 +37,7 @@ endif
 copy: $(CP_BIN)
 
 $(CP_DIR)/%.cp.o: $(CP_DIR)/%.c
-	$(GW_CC) -Wno-sign-compare -Wno-missing-field-initializers -c -o $@ $<
+	$(FE_CC) $(CORE_INCLUDE) $(addprefix -Isrc/,$(CP_LAYERS)) -Wno-sign-compare -Wno-missing-field-initializers -c -o $@ $<
 
 # (and the core objects' own: a changed core header rebuilds them for this program too)
 -include $(CP_OBJS:.o=.d) $(CP_CORE_OBJS:.o=.d)

@@ -8,15 +8,21 @@
 #   make gateway-unit         the gateway's unit tests (test/gateway/unit/gateway-unit)
 
 GW_DIR := src/gateway
-GW_SRCS := $(sort $(wildcard $(GW_DIR)/*.c))
+# its layers, one folder each under src/gateway (src/layers.conf)
+GW_LAYERS := $(filter gateway/%,$(call layers_of,gateway))
+GW_SRCS := $(sort $(foreach d,$(GW_LAYERS),$(wildcard src/$(d)/*.c)))
 GW_OBJS := $(GW_SRCS:.c=.gw.o)
 # the backend-free core the gateway shares with the extension (codecs, the JSON tokenizer, the
-# error table), compiled for the frontend as the fuzz targets compile it
-GW_CORE_SRCS := $(addprefix src/core/, edm.c json_lex.c odata_keys.c odata_lex.c odata_parse.c route_key.c shard_hash.c sign.c ts_error.c)
+# error table), compiled for the frontend as the fuzz targets compile it: core_srcs finds each
+# file in its layer's folder
+CORE_LAYERS := $(call layers_of,core)
+core_srcs = $(foreach f,$(1),$(firstword $(wildcard $(addsuffix /$(f),$(addprefix src/,$(CORE_LAYERS))))))
+GW_CORE_SRCS := $(call core_srcs,edm.c json_lex.c odata_keys.c odata_lex.c odata_parse.c route_key.c shard_hash.c sign.c ts_error.c)
 GW_CORE_OBJS := $(GW_CORE_SRCS:.c=.gw.o)
 GW_BIN := $(GW_DIR)/tablestore-gateway
 GW_CFLAGS ?= -O2 -g
-GW_INCLUDE := -I$(shell $(PG_CONFIG) --includedir) -I$(shell $(PG_CONFIG) --includedir-server) -Isrc/core
+CORE_INCLUDE := -I$(shell $(PG_CONFIG) --includedir) -I$(shell $(PG_CONFIG) --includedir-server) $(addprefix -Isrc/,$(CORE_LAYERS))
+GW_INCLUDE := $(CORE_INCLUDE) $(addprefix -Isrc/,$(GW_LAYERS))
 GW_DEFS := -D_GNU_SOURCE -DTS_FRONTEND -DTS_VERSION='"$(EXTVERSION)"'
 GW_LIBS := -lmicrohttpd -lpq -lcrypto -lpthread -L$(shell $(PG_CONFIG) --pkglibdir) -lpgcommon -lpgport -lm
 
@@ -34,11 +40,13 @@ gateway-missing-deps:
 endif
 gateway: $(GW_BIN)
 
-GW_CC := $(CC) $(GW_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread $(GW_DEFS) $(GW_INCLUDE) -MMD -MP
+# the compiler for the frontend programs (their include folders added by each)
+FE_CC := $(CC) $(GW_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread $(GW_DEFS) -MMD -MP
+GW_CC := $(FE_CC) $(GW_INCLUDE)
 $(GW_DIR)/%.gw.o: $(GW_DIR)/%.c
 	$(GW_CC) -c -o $@ $<
 src/core/%.gw.o: src/core/%.c
-	$(GW_CC) -Wno-sign-compare -Wno-missing-field-initializers -c -o $@ $<
+	$(FE_CC) $(CORE_INCLUDE) -Wno-sign-compare -Wno-missing-field-initializers -c -o $@ $<
 
 -include $(GW_OBJS:.o=.d) $(GW_CORE_OBJS:.o=.d)
 
@@ -48,8 +56,8 @@ $(GW_BIN): $(GW_OBJS) $(GW_CORE_OBJS)
 # the gateway's own unit tests (test/gateway/unit): every gateway object but main's, with the core
 GW_UNIT_BIN := test/gateway/unit/gateway-unit
 GW_UNIT_SRCS := $(sort $(wildcard test/gateway/unit/*.c))
-$(GW_UNIT_BIN): $(GW_UNIT_SRCS) test/gateway/unit/unit.h $(filter-out $(GW_DIR)/main.gw.o,$(GW_OBJS)) $(GW_CORE_OBJS)
-	$(GW_CC) -I$(GW_DIR) -o $@ $(filter %.c %.o,$^) $(GW_LIBS)
+$(GW_UNIT_BIN): $(GW_UNIT_SRCS) test/gateway/unit/unit.h $(filter-out $(GW_DIR)/server/main.gw.o,$(GW_OBJS)) $(GW_CORE_OBJS)
+	$(GW_CC) -o $@ $(filter %.c %.o,$^) $(GW_LIBS)
 gateway-unit: $(GW_UNIT_BIN)
 
 GW_PATH_DIR ?= /usr/local/bin

@@ -1,5 +1,5 @@
 /*
- * fuzz_copy_connstr.c - libFuzzer target: tablestore-copy's FROM and TO (src/copy/connstr.c):
+ * fuzz_copy_connstr.c - libFuzzer target: tablestore-copy's FROM and TO (src/copy/endpoints/connstr.c):
  * connection strings, database URIs and conninfo, directories.
  *
  * Properties: parsing never crashes or leaks (connstr_free frees what it made); an accepted Table

@@ -1,6 +1,6 @@
 /*
  * fuzz_copy_jsonl.c - libFuzzer target: what tablestore-copy reads from a directory and its own
- * files (src/copy/jsonl.c, record.c, manifest.c): lines split from arbitrary bytes, each read as
+ * files (src/copy/base/jsonl.c, record.c, manifest.c): lines split from arbitrary bytes, each read as
  * an entity, as a manifest line and as a flat object.
  *
  * Properties: nothing crashes or leaks; an entity that is read, written as the program writes

@@ -1,5 +1,5 @@
 /*
- * fuzz_gw_acl.c - libFuzzer target: the Set Table ACL document (src/gateway/acl_xml.c).
+ * fuzz_gw_acl.c - libFuzzer target: the Set Table ACL document (src/gateway/parse/acl_xml.c).
  *
  * Input: any bytes as the request body. Properties: parsing never crashes and accepts at most 5
  * policies, each with an Id; a parsed document rendered (as Get Table ACL answers) parses again

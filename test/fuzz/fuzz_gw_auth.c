@@ -1,6 +1,6 @@
 /*
  * fuzz_gw_auth.c - libFuzzer target: Authorization header parsing and Shared Key checking
- * (src/gateway/auth.c), and the x-ms-version rule (src/gateway/version.c) over the date line.
+ * (src/gateway/auth/auth.c), and the x-ms-version rule (src/gateway/protocol/version.c) over the date line.
  *
  * Input: "<Authorization>\n<x-ms-date>\n<raw path>". Properties: a parsed header names an
  * account of 1..63 characters; checking never crashes and accepts only a signature computed

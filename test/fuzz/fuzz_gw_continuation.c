@@ -1,5 +1,5 @@
 /*
- * fuzz_gw_continuation.c - libFuzzer target: continuation tokens (src/gateway/continuation.c).
+ * fuzz_gw_continuation.c - libFuzzer target: continuation tokens (src/gateway/parse/continuation.c).
  *
  * Properties: an accepted token decodes to UTF-8 without NUL and re-encodes to exactly the same
  * token (one spelling per key, so a tampered token is refused); any UTF-8 key without NUL

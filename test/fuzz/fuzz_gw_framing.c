@@ -1,6 +1,6 @@
 /*
  * fuzz_gw_framing.c - libFuzzer target: a request's framing and singleton headers
- * (src/gateway/framing.c), the pure rule listener.c applies to every header block.
+ * (src/gateway/protocol/framing.c), the pure rule listener.c applies to every header block.
  *
  * Input: a first byte (bit 0: HTTP/1.0; bit 1: give the parser's measured lengths as if a NUL cut
  * one value), then header lines as "name\0value\0" pairs (at most 64). Properties: the rule never

@@ -1,6 +1,6 @@
 /*
  * fuzz_gw_multipart.c - libFuzzer target: the $batch multipart/mixed changeset parser
- * (src/gateway/multipart.c), and the JSON string escaping that passes each sub-request's body
+ * (src/gateway/parse/multipart.c), and the JSON string escaping that passes each sub-request's body
  * to the extension (util.c).
  *
  * Input: "<Content-Type>\n<body>". Properties: accepted batches have 0..BATCH_MAX_PARTS

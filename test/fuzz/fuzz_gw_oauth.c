@@ -1,5 +1,5 @@
 /*
- * fuzz_gw_oauth.c - libFuzzer target: bearer tokens (src/gateway/oauth.c): the JWT split, the
+ * fuzz_gw_oauth.c - libFuzzer target: bearer tokens (src/gateway/auth/oauth.c): the JWT split, the
  * base64url decoding and the claims' JSON reader.
  *
  * Input: any bytes, used twice: as the whole Authorization header after "Bearer ", and as the

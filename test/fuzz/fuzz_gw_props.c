@@ -1,6 +1,6 @@
 /*
  * fuzz_gw_props.c - libFuzzer target: the service properties document and CORS matching
- * (src/gateway/props.c over src/gateway/xml.c).
+ * (src/gateway/parse/props.c over src/gateway/parse/xml.c).
  *
  * Input: "<origin>\n<method>\n<request headers>\n<document>". Properties: parsing never crashes;
  * a parsed document merged into the defaults renders to a document that parses and renders the

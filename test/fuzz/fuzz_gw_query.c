@@ -1,5 +1,5 @@
 /*
- * fuzz_gw_query.c - libFuzzer target: query-string parsing and percent-decoding (src/gateway/url.c).
+ * fuzz_gw_query.c - libFuzzer target: query-string parsing and percent-decoding (src/gateway/parse/url.c).
  *
  * Properties: decoding never grows the text and never yields NUL; accepted values are UTF-8;
  * every decoded value, re-encoded as %XX, decodes back to itself (decode is exactly once).

@@ -1,6 +1,6 @@
 /*
  * fuzz_gw_sas.c - libFuzzer target: shared access signature parsing and verification
- * (src/gateway/sas.c) over arbitrary query strings and client addresses.
+ * (src/gateway/auth/sas.c) over arbitrary query strings and client addresses.
  *
  * Input: "<client address>\n<query string>". Properties: verification never crashes; a SAS is
  * accepted only when its sig is the HMAC of its string to sign with the key; the same query

@@ -1,5 +1,5 @@
 /*
- * fuzz_gw_url.c - libFuzzer target: the gateway's request-target parser (src/gateway/url.c):
+ * fuzz_gw_url.c - libFuzzer target: the gateway's request-target parser (src/gateway/parse/url.c):
  * addressing style, account, percent-decoding, Tables('x'), t(), t(PartitionKey='..',RowKey='..').
  *
  * Input: "<host>\n<request target>". Properties: an accepted target has a raw path starting with

@@ -1,5 +1,5 @@
 /*
- * fuzz_route_key.c - libFuzzer target: the PartitionKey a call names (core/route_key.c), which
+ * fuzz_route_key.c - libFuzzer target: the PartitionKey a call names (core/protocol/route_key.c), which
  * tablestore-gateway's routed mode sends calls by. Each input is read both as an entity body and
  * as a $filter.
  *

@@ -21,13 +21,19 @@ CLANG=clang-14
 
 # the gateway's parsers (src/gateway), built as the gateway is: with the core's codecs
 # (src/core, for the frontend) and PostgreSQL's frontend libraries
+# a source file by name, in whichever layer folder under src/$1 holds it; -I for every folder of
+# src/$1 (src/layers.conf: a program's layers are folders)
+src_of() { find "$TS_ROOT/src/$1" -name "$2.c" | head -1; }
+incs_of() { local d; for d in $(find "$TS_ROOT/src/$1" -type d | sort); do printf -- '-I%s ' "$d"; done; }
+CORE_SRCS() { find "$TS_ROOT/src/core" -name '*.c' | sort; }
+
 GW_PARSERS=(util url auth sas oauth xml acl_xml props continuation multipart ops version framing)
 GW_CORE=(edm json_lex sign ts_error)
 build_gw() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib version
 	ts_install_packages clang-14 libclang-rt-14-dev libssl-dev libpq-dev postgresql-server-dev-15
-	for s in "${GW_PARSERS[@]}"; do srcs+=("$TS_ROOT/src/gateway/$s.c"); done
-	for s in "${GW_CORE[@]}"; do srcs+=("$TS_ROOT/src/core/$s.c"); done
+	for s in "${GW_PARSERS[@]}"; do srcs+=("$(src_of gateway "$s")"); done
+	for s in "${GW_CORE[@]}"; do srcs+=("$(src_of core "$s")"); done
 	srcs+=("$FUZZ_DIR/fuzz_$target.c")
 	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src/gateway" "$TS_ROOT/src/core" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
 		return 0
@@ -38,7 +44,7 @@ build_gw() {
 	version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$TS_ROOT"/*.control)
 	ts_log "building fuzz_$target"
 	"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wno-ignored-attributes \
-		-D_GNU_SOURCE -DTS_FRONTEND -DTS_VERSION="\"$version\"" -I"$TS_ROOT/src/gateway" -I"$TS_ROOT/src/core" \
+		-D_GNU_SOURCE -DTS_FRONTEND -DTS_VERSION="\"$version\"" $(incs_of gateway) $(incs_of core) \
 		-I"$("$TS_PG_CONFIG" --includedir)" -I"$inc" -o "$bin" "${srcs[@]}" "$lib/libpgcommon.a" "$lib/libpgport.a" -lcrypto -lm
 }
 
@@ -48,8 +54,8 @@ COPY_PARSERS=(mem connstr jsonl record manifest filter)
 build_copy() {
 	local target=$1 bin="$BUILD/fuzz_$1" srcs=() s inc lib
 	ts_install_packages clang-14 libclang-rt-14-dev postgresql-server-dev-15 zlib1g-dev libxxhash-dev
-	srcs=("$TS_ROOT"/src/core/*.c)
-	for s in "${COPY_PARSERS[@]}"; do srcs+=("$TS_ROOT/src/copy/$s.c"); done
+	mapfile -t srcs < <(CORE_SRCS)
+	for s in "${COPY_PARSERS[@]}"; do srcs+=("$(src_of copy "$s")"); done
 	srcs+=("$FUZZ_DIR/fuzz_$target.c" "$FUZZ_DIR/fuzz_support.c")
 	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src/copy" "$TS_ROOT/src/core" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
 		return 0
@@ -59,7 +65,7 @@ build_copy() {
 	lib=$("$TS_PG_CONFIG" --pkglibdir)
 	ts_log "building fuzz_$target"
 	"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wno-ignored-attributes \
-		-D_GNU_SOURCE -DTS_FRONTEND -DTS_VERSION='"fuzz"' -I"$TS_ROOT/src/copy" -I"$TS_ROOT/src/core" -I"$FUZZ_DIR" \
+		-D_GNU_SOURCE -DTS_FRONTEND -DTS_VERSION='"fuzz"' $(incs_of copy) $(incs_of core) -I"$FUZZ_DIR" \
 		-I"$("$TS_PG_CONFIG" --includedir)" -I"$inc" -o "$bin" "${srcs[@]}" \
 		"$lib/libpgcommon.a" "$lib/libpgport.a" -lz -lxxhash -lm
 }
@@ -69,7 +75,7 @@ build() {
 	if [[ $target == gw_* ]]; then build_gw "$target"; return; fi
 	if [[ $target == copy_* ]]; then build_copy "$target"; return; fi
 	ts_install_packages clang-14 libclang-rt-14-dev postgresql-server-dev-15
-	srcs=("$TS_ROOT"/src/core/*.c)
+	mapfile -t srcs < <(CORE_SRCS)
 	srcs+=("$FUZZ_DIR/fuzz_$target.c" "$FUZZ_DIR/fuzz_support.c")
 	# rebuild when any source is newer than the binary
 	if [ -x "$bin" ] && [ -z "$(find "${srcs[@]}" "$TS_ROOT/src/core" "$FUZZ_DIR/fuzz.h" -newer "$bin" -name '*.[ch]' 2>/dev/null)" ]; then
@@ -80,7 +86,7 @@ build() {
 	lib=$("$TS_PG_CONFIG" --pkglibdir)
 	ts_log "building fuzz_$target"
 	"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wno-ignored-attributes \
-		-DTS_FRONTEND -I"$TS_ROOT/src/core" -I"$FUZZ_DIR" -I"$inc" -o "$bin" "${srcs[@]}" \
+		-DTS_FRONTEND $(incs_of core) -I"$FUZZ_DIR" -I"$inc" -o "$bin" "${srcs[@]}" \
 		"$lib/libpgcommon.a" "$lib/libpgport.a" -lm
 }
 

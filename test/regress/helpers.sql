@@ -1,4 +1,4 @@
--- test/regress/helpers.sql - shared by the pg_regress files in sql/, which include it first:
+-- test/regress/helpers.sql - shared by the pg_regress files in test/sql/, which include it first:
 --   \set ECHO none
 --   \i test/regress/helpers.sql
 --   \set ECHO all

@@ -4,7 +4,7 @@
 # 1. The differential run: every regression file (sql/*.sql) runs against the coordinator with
 #    tablestore.distribute_new_tables naming the three nodes, so every table the file creates is
 #    distributed, each file in fresh databases on all four clusters; its output must be the one
-#    node's expected output (expected/*.out). The files whose output shows what differs by design
+#    node's expected output (test/expected/*.out). The files whose output shows what differs by design
 #    (the catalog and plans of the coordinator's relation, the stamp trigger's place) are listed in
 #    doc/scale-out.md with the reason; any other difference fails.
 # 2. What the issue names beyond that: shard_of against the partitioning, a misrouted row refused
@@ -81,7 +81,7 @@ my $pg_regress = $ENV{PG_REGRESS}
   // (`pg_config --pgxs` =~ s{/src/makefiles/pgxs.mk\s*$}{/src/test/regress/pg_regress}r);
 my $out = "$PostgreSQL::Test::Utils::tmp_check/distributed_regress";
 make_path($out);
-my @files = sort map { m{/([^/]+)\.sql$} ? $1 : () } glob("$root/sql/*.sql");
+my @files = sort map { m{/([^/]+)\.sql$} ? $1 : () } glob("$root/test/sql/*.sql");
 ok(@files >= 20, scalar(@files) . " regression files");
 for my $f (@files)
 {
@@ -90,7 +90,7 @@ for my $f (@files)
 	local $ENV{PGPORT} = $coord->port;
 	local $ENV{PGOPTIONS} = '-c tablestore.distribute_new_tables=n1,n2,n3 -c tablestore.shard_count=8 '
 	  . '-c tablestore.allow_multi_node_writes=on';
-	my $rc = system("$pg_regress --inputdir=$root --outputdir=$out --use-existing "
+	my $rc = system("$pg_regress --inputdir=$root/test --outputdir=$out --use-existing "
 		  . "--dbname=regress_dist $f >$out/$f.log 2>&1");
 	if ($by_design{$f})
 	{

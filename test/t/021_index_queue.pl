@@ -1,6 +1,6 @@
 # test/t/021_index_queue.pl - indexing policy changes never crash the server, never exceed
 # tablestore.max_index_builds, survive their worker, and wait for no one's lock (issue 31; doc/
-# reliability.md, "Index builds"; src/index_worker.c). One server of its own, whose log is read:
+# reliability.md, "Index builds"; src/index/index_worker.c). One server of its own, whose log is read:
 #
 #  1. a loop of policy changes while the index is being built (one sequential client, as the
 #     attack did through the gateway): every change accepted, no process terminated by a

@@ -1,6 +1,6 @@
 # test/t/022_index_builds_server.pl - index builds leave the server's other background workers
 # room, whatever the databases do (review 3 of the index merge, finding 4; doc/reliability.md,
-# "Index builds"; src/index_worker.c). A server with max_worker_processes = 4 (one taken by the
+# "Index builds"; src/index/index_worker.c). A server with max_worker_processes = 4 (one taken by the
 # logical replication launcher) and three databases, as three accounts of a gateway:
 #
 #  - builds held (each database's own snapshot keeps its build waiting) in a1 (two tables) and

@@ -2,7 +2,7 @@
 # entities stored, indexed and partitioned by 0.3.0's comparison (0.4.0 compares entities as sets
 # of properties: the written order no longer counts; tablestore--0.3.0--0.4.0.sql, CHANGELOG's
 # upgrade note). The library installed is 0.4.0's; each database is made with 0.3.0's SQL, whose
-# functions name the C symbols that keep 0.3.0's byte order and hashes (src/entity_ops_030.c), so
+# functions name the C symbols that keep 0.3.0's byte order and hashes (src/type/entity_ops_030.c), so
 # what 0.3.0 built is built here the same way - before the update, the "window" between installing
 # the library and updating, every check must find what 0.3.0 would. Half the entities are written
 # out of name order (their 0.3.0 order and hashes differ from 0.4.0's); each database then runs

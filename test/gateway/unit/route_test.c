@@ -1,8 +1,8 @@
 /*
  * route_test.c - the gateway's routed mode (route.c) in unit tests: the shard of a PartitionKey
- * (the core's shard_hash.c, built for the frontend) over the 10 000 keys sql/shard_of.sql checks
+ * (the core's shard_hash.c, built for the frontend) over the 10 000 keys test/sql/shard_of.sql checks
  * against PostgreSQL's hash partitioning, digest for digest; and the PartitionKey of an entity
- * body and of a $filter (core/route_key.c), on good and hostile input.
+ * body and of a $filter (core/protocol/route_key.c), on good and hostile input.
  */
 #include "gateway.h"
 #include "pgalloc.h"
@@ -33,7 +33,7 @@ put_utf8(char *out, unsigned cp)
 	return 4;
 }
 
-/* Key i of sql/shard_of.sql's regress_keys, into buf; its length. */
+/* Key i of test/sql/shard_of.sql's regress_keys, into buf; its length. */
 static size_t
 regress_key(int i, char *buf)
 {
@@ -66,7 +66,7 @@ regress_key(int i, char *buf)
 static void
 test_shard_hash(void)
 {
-	/* sql/shard_of.sql's digests: sum((i + 1) * shard_of(key i, m)), PostgreSQL's own placement */
+	/* test/sql/shard_of.sql's digests: sum((i + 1) * shard_of(key i, m)), PostgreSQL's own placement */
 	static const struct
 	{
 		int			m;

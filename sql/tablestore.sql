@@ -1,0 +1,1817 @@
+-- tablestore install script: the source of tablestore--<version>.sql (see Makefile).
+-- Every object lives in schema tablestore; every reference is schema-qualified and every SQL or
+-- PL/pgSQL function pins its search_path, so a hostile search_path cannot redirect a call.
+
+\echo Use "CREATE EXTENSION tablestore" to load this file. \quit
+
+--------------------------------------------------------------------------------------------------
+-- Errors
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.error_codes(OUT sqlstate text, OUT code text, OUT description text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'tablestore_error_codes'
+LANGUAGE C STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.error_codes() IS
+'Every error tablestore raises: its SQLSTATE, the Azure Table service error code that starts the message, and what it means';
+
+--------------------------------------------------------------------------------------------------
+-- The entity type
+--------------------------------------------------------------------------------------------------
+
+CREATE TYPE tablestore.entity;
+
+CREATE FUNCTION tablestore.entity_in(cstring) RETURNS tablestore.entity
+AS 'MODULE_PATHNAME', 'tablestore_entity_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.entity_out(tablestore.entity) RETURNS cstring
+AS 'MODULE_PATHNAME', 'tablestore_entity_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.entity_recv(internal) RETURNS tablestore.entity
+AS 'MODULE_PATHNAME', 'tablestore_entity_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.entity_send(tablestore.entity) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_entity_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE tablestore.entity (
+	INPUT = tablestore.entity_in,
+	OUTPUT = tablestore.entity_out,
+	RECEIVE = tablestore.entity_recv,
+	SEND = tablestore.entity_send,
+	INTERNALLENGTH = VARIABLE,
+	-- the stored format reads every field byte by byte and assumes no alignment, but PostgreSQL
+	-- requires int4 alignment of every variable-length type (CREATE TYPE refuses char)
+	ALIGNMENT = int4,
+	STORAGE = extended
+);
+
+COMMENT ON TYPE tablestore.entity IS
+'A schemaless set of typed properties (Edm.String, Int32, Int64, Double, Boolean, DateTime, Guid, Binary), optionally with PartitionKey and RowKey; text form is the Azure JSON payload';
+
+-- Casts to and from jsonb (explicit only).
+CREATE FUNCTION tablestore.entity_to_jsonb(tablestore.entity) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_entity_to_jsonb' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.jsonb_to_entity(jsonb) RETURNS tablestore.entity
+AS 'MODULE_PATHNAME', 'tablestore_jsonb_to_entity' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE CAST (tablestore.entity AS jsonb) WITH FUNCTION tablestore.entity_to_jsonb(tablestore.entity);
+CREATE CAST (jsonb AS tablestore.entity) WITH FUNCTION tablestore.jsonb_to_entity(jsonb);
+
+-- The binary wire form as bytea (what send/recv and binary COPY carry).
+CREATE FUNCTION tablestore.entity_to_binary(tablestore.entity) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_entity_to_binary' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.entity_from_binary(bytea) RETURNS tablestore.entity
+AS 'MODULE_PATHNAME', 'tablestore_entity_from_binary' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+--------------------------------------------------------------------------------------------------
+-- Typed accessors: NULL when the property is absent or of another type
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.prop_type(tablestore.entity, text) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_prop_type' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.prop_string(tablestore.entity, text) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_prop_string' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.prop_int32(tablestore.entity, text) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_prop_int32' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.prop_int64(tablestore.entity, text) RETURNS int8
+AS 'MODULE_PATHNAME', 'tablestore_prop_int64' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.prop_double(tablestore.entity, text) RETURNS float8
+AS 'MODULE_PATHNAME', 'tablestore_prop_double' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.prop_bool(tablestore.entity, text) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_prop_bool' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.prop_datetime(tablestore.entity, text) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'tablestore_prop_datetime' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.prop_guid(tablestore.entity, text) RETURNS uuid
+AS 'MODULE_PATHNAME', 'tablestore_prop_guid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.prop_binary(tablestore.entity, text) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_prop_binary' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.entity_size(tablestore.entity) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_entity_size' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.entity_size(tablestore.entity) IS
+'Size by the service formula that the 1 MiB EntityTooLarge limit uses';
+
+--------------------------------------------------------------------------------------------------
+-- Operators: ? (has property), || (merge, right side wins), - (remove a property)
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.entity_exists(tablestore.entity, text) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_exists' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.entity_concat(tablestore.entity, tablestore.entity) RETURNS tablestore.entity
+AS 'MODULE_PATHNAME', 'tablestore_entity_concat' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tablestore.entity_delete(tablestore.entity, text) RETURNS tablestore.entity
+AS 'MODULE_PATHNAME', 'tablestore_entity_delete' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR tablestore.? (
+	LEFTARG = tablestore.entity, RIGHTARG = text, FUNCTION = tablestore.entity_exists,
+	RESTRICT = contsel, JOIN = contjoinsel
+);
+
+CREATE OPERATOR tablestore.|| (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.entity, FUNCTION = tablestore.entity_concat
+);
+
+CREATE OPERATOR tablestore.- (
+	LEFTARG = tablestore.entity, RIGHTARG = text, FUNCTION = tablestore.entity_delete
+);
+
+--------------------------------------------------------------------------------------------------
+-- Equality (order written left out: presentation only), a total order over the name-order bytes, and hashing
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.entity_eq(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_eq_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION tablestore.entity_ne(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_ne_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION tablestore.entity_lt(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_lt_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION tablestore.entity_le(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_le_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION tablestore.entity_gt(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_gt_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION tablestore.entity_ge(tablestore.entity, tablestore.entity) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_ge_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION tablestore.entity_cmp(tablestore.entity, tablestore.entity) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_entity_cmp_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION tablestore.entity_hash(tablestore.entity) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_entity_hash_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION tablestore.entity_hash_extended(tablestore.entity, int8) RETURNS int8
+AS 'MODULE_PATHNAME', 'tablestore_entity_hash_extended_unordered' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR tablestore.= (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.entity, FUNCTION = tablestore.entity_eq,
+	COMMUTATOR = OPERATOR(tablestore.=), NEGATOR = OPERATOR(tablestore.<>),
+	RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+CREATE OPERATOR tablestore.<> (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.entity, FUNCTION = tablestore.entity_ne,
+	COMMUTATOR = OPERATOR(tablestore.<>), NEGATOR = OPERATOR(tablestore.=),
+	RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR tablestore.< (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.entity, FUNCTION = tablestore.entity_lt,
+	COMMUTATOR = OPERATOR(tablestore.>), NEGATOR = OPERATOR(tablestore.>=),
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR tablestore.<= (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.entity, FUNCTION = tablestore.entity_le,
+	COMMUTATOR = OPERATOR(tablestore.>=), NEGATOR = OPERATOR(tablestore.>),
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR tablestore.> (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.entity, FUNCTION = tablestore.entity_gt,
+	COMMUTATOR = OPERATOR(tablestore.<), NEGATOR = OPERATOR(tablestore.<=),
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR tablestore.>= (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.entity, FUNCTION = tablestore.entity_ge,
+	COMMUTATOR = OPERATOR(tablestore.<=), NEGATOR = OPERATOR(tablestore.<),
+	RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
+CREATE OPERATOR CLASS tablestore.entity_ops DEFAULT FOR TYPE tablestore.entity USING btree AS
+	OPERATOR 1 tablestore.< ,
+	OPERATOR 2 tablestore.<= ,
+	OPERATOR 3 tablestore.= ,
+	OPERATOR 4 tablestore.>= ,
+	OPERATOR 5 tablestore.> ,
+	FUNCTION 1 tablestore.entity_cmp(tablestore.entity, tablestore.entity);
+
+CREATE OPERATOR CLASS tablestore.entity_hash_ops DEFAULT FOR TYPE tablestore.entity USING hash AS
+	OPERATOR 1 tablestore.= ,
+	FUNCTION 1 tablestore.entity_hash(tablestore.entity),
+	FUNCTION 2 tablestore.entity_hash_extended(tablestore.entity, int8);
+
+--------------------------------------------------------------------------------------------------
+-- Tables: tablestore_data.<lower-case name>, and the registry of their names as created
+--------------------------------------------------------------------------------------------------
+
+-- Schema usage for everyone; creating tables needs CREATE on tablestore_data (granted by an admin).
+GRANT USAGE ON SCHEMA tablestore TO PUBLIC;
+CREATE SCHEMA tablestore_data;
+GRANT USAGE ON SCHEMA tablestore_data TO PUBLIC;
+COMMENT ON SCHEMA tablestore_data IS 'The tables of tablestore, one relation per table, named by the lower-case table name';
+
+CREATE TABLE tablestore.tables (
+	name text COLLATE "C" NOT NULL PRIMARY KEY,	-- as created (case preserved)
+	key text COLLATE "C" NOT NULL UNIQUE,		-- lower(name): the relation in tablestore_data
+	created timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	-- the indexing policy (set_indexing_policy): new tables index every property
+	indexing_policy jsonb NOT NULL DEFAULT '{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[]}'
+);
+COMMENT ON TABLE tablestore.tables IS 'Registry of tablestore tables (dumped by pg_dump with the data)';
+SELECT pg_catalog.pg_extension_config_dump('tablestore.tables', '');
+GRANT SELECT ON tablestore.tables TO PUBLIC;
+
+-- Internal objects: not part of the interface, not executable by PUBLIC.
+CREATE SCHEMA tablestore_internal;
+REVOKE ALL ON SCHEMA tablestore_internal FROM PUBLIC;
+COMMENT ON SCHEMA tablestore_internal IS 'tablestore internals (not an interface; nothing here is executable by PUBLIC)';
+
+-- Keeps the registry right however a table is dropped (drop_table, DROP TABLE, DROP SCHEMA ...).
+-- Event triggers run whoever drops, without EXECUTE on their function.
+CREATE FUNCTION tablestore_internal.forget_dropped_tables() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM tablestore.tables r
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.object_type = 'table' AND d.schema_name = 'tablestore_data' AND r.key = d.object_name;
+	DELETE FROM tablestore.access_policies a
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.object_type = 'table' AND d.schema_name = 'tablestore_data' AND a.table_key = d.object_name;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.forget_dropped_tables() FROM PUBLIC;
+
+CREATE EVENT TRIGGER tablestore_forget_dropped_tables ON sql_drop
+EXECUTE FUNCTION tablestore_internal.forget_dropped_tables();
+
+CREATE FUNCTION tablestore.stamp() RETURNS trigger
+AS 'MODULE_PATHNAME', 'tablestore_stamp' LANGUAGE C;
+
+COMMENT ON FUNCTION tablestore.stamp() IS
+'BEFORE INSERT OR UPDATE row trigger of every table: validates keys and entity, sets timestamp and a new etag';
+
+-- A row's exact Timestamp and its If-Match rule (src/table/etag.c): the etag column holds the Timestamp in
+-- 100 ns ticks, the "timestamp" column the same rounded down to the microsecond.
+CREATE FUNCTION tablestore.timestamp_ticks("timestamp" timestamptz, etag text) RETURNS int8
+AS 'MODULE_PATHNAME', 'tablestore_timestamp_ticks' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.timestamp_ticks(timestamptz, text) IS
+'A row''s exact Timestamp in .NET ticks (100 ns since 0001-01-01) from its "timestamp" and etag columns';
+
+CREATE FUNCTION tablestore.etag_matches(etag text, if_match text) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_etag_matches' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.etag_matches(text, text) IS
+'Does an If-Match ETag match a row''s stored etag (the same text, a colon written :, %3A or %3a alike, or the service form of an ETag stored before 0.3.0)';
+
+CREATE FUNCTION tablestore.import_timestamps(tbl text) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_import_timestamps' LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION tablestore.import_timestamps(text) IS
+'For the rest of the transaction, rows inserted into the table with an ETag in their etag column keep the Timestamp it carries (an import keeping the source''s ETags, tablestore-copy --keep-timestamps); the table''s owner only';
+
+-- The DDL runs as the caller (CREATE on tablestore_data needed; the caller owns the table); the
+-- registry row is written as the extension's owner (src/table/tables.c).
+CREATE FUNCTION tablestore.create_table(name text, indexing_policy jsonb DEFAULT NULL) RETURNS regclass
+AS 'MODULE_PATHNAME', 'tablestore_create_table' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.create_table(text, jsonb) IS
+'Create a table (name: a letter then 2-62 letters or digits, unique ignoring case, not "tables") with an indexing policy (NULL: every property indexed)';
+
+CREATE FUNCTION tablestore.drop_table(name text) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_drop_table' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.drop_table(text) IS
+'Drop a table and all its entities: one catalog operation whatever the table size';
+
+CREATE FUNCTION tablestore.table_relation(name text) RETURNS regclass
+AS 'MODULE_PATHNAME', 'tablestore_table_relation' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.table_relation(text) IS
+'The relation (tablestore_data.<lower-case name>) that holds a table''s entities; InvalidResourceName or TableNotFound';
+
+CREATE FUNCTION tablestore.list_tables() RETURNS SETOF text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT r.name FROM tablestore.tables r
+	WHERE to_regclass('tablestore_data.' || quote_ident(r.key)) IS NOT NULL
+	ORDER BY r.key, r.name
+$$;
+
+--------------------------------------------------------------------------------------------------
+-- Single-entity operations
+--------------------------------------------------------------------------------------------------
+
+CREATE TYPE tablestore.entity_row AS (
+	partition_key text,
+	row_key text,
+	"timestamp" timestamptz,
+	etag text,
+	properties tablestore.entity
+);
+
+CREATE FUNCTION tablestore.insert_entity(tbl text, entity tablestore.entity) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_insert_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.update_entity(tbl text, entity tablestore.entity, if_match text DEFAULT '*')
+RETURNS text AS 'MODULE_PATHNAME', 'tablestore_update_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.merge_entity(tbl text, entity tablestore.entity, if_match text DEFAULT '*')
+RETURNS text AS 'MODULE_PATHNAME', 'tablestore_merge_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.upsert_entity(tbl text, entity tablestore.entity, mode text DEFAULT 'merge')
+RETURNS text AS 'MODULE_PATHNAME', 'tablestore_upsert_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.delete_entity(tbl text, partition_key text, row_key text, if_match text DEFAULT '*')
+RETURNS void AS 'MODULE_PATHNAME', 'tablestore_delete_entity' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION tablestore.get_entity(tbl text, partition_key text, row_key text, "select" text DEFAULT NULL)
+RETURNS tablestore.entity_row AS 'MODULE_PATHNAME', 'tablestore_get_entity' LANGUAGE C STABLE;
+
+--------------------------------------------------------------------------------------------------
+-- Queries: $filter, $select, $top, pages and continuations
+--------------------------------------------------------------------------------------------------
+
+-- The keys $filter compares custom properties with, one per literal type; index them to serve
+-- filters: CREATE INDEX ON tablestore_data.t (tablestore.filter_key_int32(properties, 'Age')).
+CREATE FUNCTION tablestore.filter_key_string(tablestore.entity, text) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_string' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.filter_key_string(tablestore.entity, text) IS
+'Key for $filter comparisons with String literals: the String''s UTF-8 bytes (ordinal order; U+0000 too), NULL when absent or not a String';
+
+CREATE FUNCTION tablestore.filter_key_int32(tablestore.entity, text) RETURNS float8
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_int32' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_int64(tablestore.entity, text) RETURNS numeric
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_int64' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_double(tablestore.entity, text) RETURNS float8
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_double' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_bool(tablestore.entity, text) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_bool' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_datetime(tablestore.entity, text) RETURNS int8
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_datetime' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.filter_key_int32(tablestore.entity, text) IS
+'Key for $filter comparisons with Int32 literals: Int32/Int64/Double value, -Infinity for another type, NULL when absent';
+
+CREATE FUNCTION tablestore.odata_to_sql(filter text) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_odata_to_sql' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.odata_to_sql(text) IS
+'The SQL boolean expression over partition_key, row_key, "timestamp" and properties that a $filter becomes';
+
+CREATE FUNCTION tablestore.query_entities(tbl text, filter text DEFAULT NULL, "select" text DEFAULT NULL,
+	top int DEFAULT NULL)
+RETURNS SETOF tablestore.entity_row
+AS 'MODULE_PATHNAME', 'tablestore_query_entities' LANGUAGE C STABLE;
+
+CREATE FUNCTION tablestore.query_page(tbl text, filter text, "select" text, top int DEFAULT 1000,
+	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_query_page' LANGUAGE C STABLE;
+
+CREATE FUNCTION tablestore.query_page_json(tbl text, filter text, "select" text, top int DEFAULT 1000,
+	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
+RETURNS json
+AS 'MODULE_PATHNAME', 'tablestore_query_page_json' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.query_page_json(text, text, text, int, text, text) IS
+'query_page as json text: the same page, written once without a jsonb conversion; it also carries Strings holding U+0000';
+
+CREATE FUNCTION tablestore.query_sql(tbl text, filter text DEFAULT NULL, top int DEFAULT NULL,
+	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_query_sql' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.query_sql(text, text, int, text, text) IS
+'The SELECT statement a query runs, for EXPLAIN (run it with search_path = pg_catalog first)';
+
+CREATE FUNCTION tablestore.explain_query(tbl text, filter text DEFAULT NULL, top int DEFAULT NULL,
+	next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'tablestore_explain_query' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.explain_query(text, text, int, text, text) IS
+'EXPLAIN of the statement a query runs, under the settings the query functions use';
+
+--------------------------------------------------------------------------------------------------
+-- Entity group transactions
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.execute_batch(tbl text, operations jsonb) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_execute_batch' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.execute_batch(text, jsonb) IS
+'An entity group transaction: up to 100 operations on one PartitionKey, all or nothing; returns [{"etag":...}, ...]';
+
+-- The same with the document as text (a literal or a text parameter): read exactly as sent, so
+-- the 4 MiB rule measures what was sent and duplicate members are errors, not collapsed.
+CREATE FUNCTION tablestore.execute_batch(tbl text, operations text) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_execute_batch_text' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.execute_batch(text, text) IS
+'An entity group transaction given as JSON text (read as sent); see execute_batch(text, jsonb)';
+
+--------------------------------------------------------------------------------------------------
+-- The REST protocol's calls (tablestore-gateway calls one function per request; doc/gateway.md)
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.rest_create_table(body text, metadata text DEFAULT NULL, base text DEFAULT NULL,
+	account text DEFAULT NULL, indexing_policy text DEFAULT NULL, OUT table_name text, OUT body text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_create_table' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.rest_create_table(text, text, text, text, text) IS
+'REST Create Table: the request body {"TableName": ...} and an indexing policy (JSON text, NULL: the default); the created name and the answer''s body at the metadata level';
+
+CREATE FUNCTION tablestore.rest_query_tables(filter text DEFAULT NULL, top int DEFAULT NULL, next_table_name text DEFAULT NULL,
+	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL,
+	OUT body text, OUT next_table_name text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_query_tables' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.rest_query_tables(text, int, text, text, text, text) IS
+'REST Query Tables: one page of tables ($filter on TableName, $top, NextTableName) as the answer''s body';
+
+CREATE FUNCTION tablestore.rest_get_table(table_name text, metadata text DEFAULT NULL, base text DEFAULT NULL,
+	account text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_rest_get_table' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.rest_get_table(text, text, text, text) IS
+'REST GET Tables(''name''): the one table as the answer''s body; TableNotFound when it does not exist';
+
+CREATE FUNCTION tablestore.rest_insert_entity(tbl text, body text, echo bool DEFAULT true, metadata text DEFAULT NULL,
+	base text DEFAULT NULL, account text DEFAULT NULL, key_scope text[] DEFAULT NULL,
+	OUT etag text, OUT partition_key text, OUT row_key text, OUT body text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_insert_entity' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.rest_insert_entity(text, text, bool, text, text, text, text[]) IS
+'REST Insert Entity: the new ETag, the keys, and (echo) the stored entity as the answer''s body; AuthorizationFailure outside key_scope';
+
+CREATE FUNCTION tablestore.rest_write_entity(tbl text, partition_key text, row_key text, body text, merge bool,
+	if_match text DEFAULT NULL, key_scope text[] DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_rest_write_entity' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.rest_write_entity(text, text, text, text, bool, text, text[]) IS
+'REST Update/Merge Entity under If-Match, or Insert Or Replace/Merge without one; keys from the URL; returns the new ETag; AuthorizationFailure outside key_scope';
+
+CREATE FUNCTION tablestore.rest_delete_entity(tbl text, partition_key text, row_key text, if_match text DEFAULT '*',
+	key_scope text[] DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_rest_delete_entity' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.rest_delete_entity(text, text, text, text, text[]) IS
+'REST Delete Entity: delete_entity limited to key_scope (AuthorizationFailure outside it)';
+
+CREATE FUNCTION tablestore.rest_get_entity(tbl text, partition_key text, row_key text, "select" text DEFAULT NULL,
+	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL, key_scope text[] DEFAULT NULL,
+	OUT etag text, OUT body text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_get_entity' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.rest_get_entity(text, text, text, text, text, text, text, text[]) IS
+'REST point read: the entity''s ETag and the answer''s body at the metadata level; AuthorizationFailure outside key_scope';
+
+CREATE FUNCTION tablestore.rest_query_entities(tbl text, filter text DEFAULT NULL, "select" text DEFAULT NULL,
+	top int DEFAULT NULL, next_partition_key text DEFAULT NULL, next_row_key text DEFAULT NULL,
+	metadata text DEFAULT NULL, base text DEFAULT NULL, account text DEFAULT NULL, key_scope text[] DEFAULT NULL,
+	OUT body text, OUT next_partition_key text, OUT next_row_key text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_query_entities' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.rest_query_entities(text, text, text, int, text, text, text, text, text, text[]) IS
+'REST Query Entities: one page as the answer''s body, and the continuation (NULL on the last page); only entities inside key_scope';
+
+CREATE FUNCTION tablestore.rest_batch(tbl text, operations text, metadata text DEFAULT NULL, base text DEFAULT NULL,
+	account text DEFAULT NULL, key_scope text[] DEFAULT NULL)
+RETURNS TABLE (etag text, partition_key text, row_key text, body text)
+AS 'MODULE_PATHNAME', 'tablestore_rest_batch' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION tablestore.rest_batch(text, text, text, text, text, text[]) IS
+'REST $batch: one changeset as execute_batch''s document (keys beside entities, entities as JSON text in entity_json, echo); one row per operation with its ETag and keys; every operation inside key_scope';
+
+--------------------------------------------------------------------------------------------------
+-- Stored access policies: a table's ACL (Get/Set Table ACL), which shared access signatures name
+-- with si; kept in the database so that pg_dump keeps them and deleting one revokes its tokens
+--------------------------------------------------------------------------------------------------
+
+CREATE TABLE tablestore.access_policies (
+	table_key text COLLATE "C" NOT NULL,	-- tablestore.tables.key (the table's lower-case name)
+	id text COLLATE "C" NOT NULL CHECK (length(id) BETWEEN 1 AND 64),
+	start timestamptz,
+	expiry timestamptz,
+	permission text COLLATE "C" CHECK (permission ~ '^r?a?u?d?$'),
+	PRIMARY KEY (table_key, id),
+	position int NOT NULL DEFAULT 0		-- the policy's place in the Set Table ACL that stored it
+);
+COMMENT ON TABLE tablestore.access_policies IS
+'Stored access policies of tables (at most 5 each, set by set_table_acl; dumped by pg_dump with the data)';
+SELECT pg_catalog.pg_extension_config_dump('tablestore.access_policies', '');
+GRANT SELECT ON tablestore.access_policies TO PUBLIC;
+
+CREATE FUNCTION tablestore.get_table_acl(tbl text)
+RETURNS TABLE (id text, start timestamptz, expiry timestamptz, permission text)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM tablestore.table_relation(tbl);	-- InvalidResourceName, TableNotFound
+	RETURN QUERY SELECT p.id::text, p.start, p.expiry, p.permission::text FROM tablestore.access_policies p
+		WHERE p.table_key = lower(tbl) ORDER BY p.position, p.id;
+END $$;
+
+COMMENT ON FUNCTION tablestore.get_table_acl(text) IS
+'Get Table ACL: the stored access policies of a table (Id, Start, Expiry, Permission), in the order they were set';
+
+CREATE FUNCTION tablestore.set_table_acl(tbl text, policies jsonb) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rel regclass;
+	p jsonb;
+	perm text;
+	place bigint;
+	ids text[] := '{}';
+BEGIN
+	rel := tablestore.table_relation(tbl);	-- InvalidResourceName, TableNotFound
+	-- SECURITY DEFINER: the caller is the session's role
+	IF NOT pg_has_role(session_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = rel), 'USAGE') THEN
+		RAISE EXCEPTION USING ERRCODE = '42501',
+			MESSAGE = format('AuthorizationFailure: only the owner of table "%s" sets its access policies', left(tbl, 63));
+	END IF;
+	IF policies IS NULL OR jsonb_typeof(policies) <> 'array' THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: policies is a JSON array of {"Id", "Start", "Expiry", "Permission"}';
+	END IF;
+	IF jsonb_array_length(policies) > 5 THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: a table has at most 5 stored access policies, not %s', jsonb_array_length(policies));
+	END IF;
+	-- one writer at a time per table: the replacement is whole
+	PERFORM 1 FROM tablestore.tables t WHERE t.key = lower(tbl) FOR UPDATE;
+	DELETE FROM tablestore.access_policies a WHERE a.table_key = lower(tbl);
+	FOR p, place IN SELECT e.value, e.ordinality FROM jsonb_array_elements(policies) WITH ORDINALITY e LOOP
+		IF jsonb_typeof(p) <> 'object' OR jsonb_typeof(p->'Id') IS DISTINCT FROM 'string'
+		   OR length(p->>'Id') NOT BETWEEN 1 AND 64 THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: every policy has an Id of 1 to 64 characters';
+		END IF;
+		IF (p->>'Id') = ANY (ids) THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the policy Id "%s" is given twice', p->>'Id');
+		END IF;
+		ids := ids || (p->>'Id');
+		perm := NULL;
+		IF p ? 'Permission' AND jsonb_typeof(p->'Permission') <> 'null' THEN
+			IF (p->>'Permission') !~ '^[raud]*$' OR length(p->>'Permission') <> (SELECT count(DISTINCT c) FROM regexp_split_to_table(p->>'Permission', '') c) THEN
+				RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the Permission of policy "%s" is letters of "raud", each at most once', p->>'Id');
+			END IF;
+			-- the service's order
+			perm := concat(CASE WHEN strpos(p->>'Permission', 'r') > 0 THEN 'r' END, CASE WHEN strpos(p->>'Permission', 'a') > 0 THEN 'a' END,
+						   CASE WHEN strpos(p->>'Permission', 'u') > 0 THEN 'u' END, CASE WHEN strpos(p->>'Permission', 'd') > 0 THEN 'd' END);
+		END IF;
+		-- UTC times as the service writes them (no "now", "infinity" or local times)
+		IF (p->>'Start') !~ '^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d{1,7})?)?Z)?$'
+		   OR (p->>'Expiry') !~ '^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d{1,7})?)?Z)?$' THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the Start or Expiry of policy "%s" is not a time', p->>'Id');
+		END IF;
+		BEGIN
+			INSERT INTO tablestore.access_policies (table_key, id, start, expiry, permission, position)
+			VALUES (lower(tbl), p->>'Id', (p->>'Start')::timestamp AT TIME ZONE 'UTC', (p->>'Expiry')::timestamp AT TIME ZONE 'UTC', perm, place);
+		EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_text_representation THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = format('InvalidInput: the Start or Expiry of policy "%s" is not a time', p->>'Id');
+		END;
+	END LOOP;
+END $$;
+
+COMMENT ON FUNCTION tablestore.set_table_acl(text, jsonb) IS
+'Set Table ACL: replace a table''s stored access policies (at most 5: [{"Id","Start","Expiry","Permission"}]); the table''s owner only';
+
+--------------------------------------------------------------------------------------------------
+-- Service properties: the document of Set Table Service Properties (logging, metrics, CORS rules),
+-- kept in the database so that every gateway of the database reads the same rules and pg_dump
+-- keeps them
+--------------------------------------------------------------------------------------------------
+
+CREATE TABLE tablestore.service_properties (
+	singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+	document text NOT NULL CHECK (length(document) <= 65536),
+	updated timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE tablestore.service_properties IS
+'The Table service properties of this database (one row, written by set_service_properties; dumped by pg_dump with the data)';
+SELECT pg_catalog.pg_extension_config_dump('tablestore.service_properties', '');
+GRANT SELECT ON tablestore.service_properties TO PUBLIC;
+
+CREATE FUNCTION tablestore.get_service_properties() RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT document FROM tablestore.service_properties
+$$;
+
+COMMENT ON FUNCTION tablestore.get_service_properties() IS
+'Get Table Service Properties: the stored StorageServiceProperties document, NULL before the first Set';
+
+CREATE FUNCTION tablestore.set_service_properties(document text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	-- SECURITY DEFINER: the caller is the session's role, which must be a member of the database's owner
+	IF NOT pg_has_role(session_user, (SELECT d.datdba FROM pg_database d WHERE d.datname = current_database()), 'USAGE') THEN
+		RAISE EXCEPTION USING ERRCODE = '42501',
+			MESSAGE = 'AuthorizationFailure: only the owner of the database sets the service properties';
+	END IF;
+	IF document IS NULL OR length(document) > 65536 OR document !~ '^<\?xml[^>]*\?><StorageServiceProperties>' THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00',
+			MESSAGE = 'InvalidInput: the service properties are a StorageServiceProperties document of at most 64 KiB';
+	END IF;
+	INSERT INTO tablestore.service_properties AS p (document) VALUES (set_service_properties.document)
+	ON CONFLICT (singleton) DO UPDATE SET document = EXCLUDED.document, updated = pg_catalog.now();
+END $$;
+
+COMMENT ON FUNCTION tablestore.set_service_properties(text) IS
+'Set Table Service Properties: store the whole StorageServiceProperties document (tablestore-gateway merges and checks it); the database owner only';
+
+--------------------------------------------------------------------------------------------------
+-- The gateway account a database serves (tablestore-gateway: each account has a database of its own)
+--------------------------------------------------------------------------------------------------
+
+CREATE TABLE tablestore.gateway_account (
+	singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+	account text NOT NULL CHECK (account ~ '^[A-Za-z0-9-]{1,63}$'),
+	claimed timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE tablestore.gateway_account IS
+'The tablestore-gateway account this database serves (one row, written by claim_account; dumped by pg_dump with the data)';
+SELECT pg_catalog.pg_extension_config_dump('tablestore.gateway_account', '');
+GRANT SELECT ON tablestore.gateway_account TO PUBLIC;
+
+CREATE FUNCTION tablestore.claim_account(account text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	held text;
+BEGIN
+	-- SECURITY DEFINER: the caller is the session's role, which must be a member of the database's owner
+	IF NOT pg_has_role(session_user, (SELECT d.datdba FROM pg_database d WHERE d.datname = current_database()), 'USAGE') THEN
+		RAISE EXCEPTION USING ERRCODE = '42501',
+			MESSAGE = 'AuthorizationFailure: only the owner of the database claims it for a gateway account';
+	END IF;
+	IF account IS NULL OR account !~ '^[A-Za-z0-9-]{1,63}$' THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: an account name is 1 to 63 letters, digits and ''-''';
+	END IF;
+	INSERT INTO tablestore.gateway_account AS g (account) VALUES (claim_account.account) ON CONFLICT (singleton) DO NOTHING;
+	SELECT g.account INTO held FROM tablestore.gateway_account g;
+	IF held IS DISTINCT FROM claim_account.account THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSA02',
+			MESSAGE = format('AuthorizationFailure: this database serves the gateway account "%s", not "%s"', held, claim_account.account),
+			DETAIL = 'Each account of tablestore-gateway has a database of its own, so that no account reaches another''s data.',
+			HINT = 'Give the account a database of its own; to hand this one to another account, DELETE FROM tablestore.gateway_account.';
+	END IF;
+END $$;
+REVOKE ALL ON FUNCTION tablestore.claim_account(text) FROM PUBLIC;
+-- a gateway connected as the database's owner (not a superuser) claims it: the function checks
+-- that its session's role is a member of that owner, whoever may call it
+GRANT EXECUTE ON FUNCTION tablestore.claim_account(text) TO PUBLIC;
+
+COMMENT ON FUNCTION tablestore.claim_account(text) IS
+'Record that this database serves the given tablestore-gateway account (the first claim wins); TSA02 when it serves another; the database owner only';
+
+--------------------------------------------------------------------------------------------------
+-- Scale-out: the shard a PartitionKey belongs to under hash partitioning by partition_key
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.shard_of(partition_key text, shard_count int) RETURNS int
+AS 'MODULE_PATHNAME', 'tablestore_shard_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION tablestore.shard_of(text, int) IS
+'The hash partition (0 .. shard_count - 1) that PostgreSQL''s PARTITION BY HASH (partition_key) with that modulus puts a PartitionKey in';
+
+--------------------------------------------------------------------------------------------------
+-- Scoped access: a role limited to a key range of a table (shared access signatures, in SQL)
+--------------------------------------------------------------------------------------------------
+
+CREATE FUNCTION tablestore.grant_scoped_access(tbl text, grantee regrole, permissions text DEFAULT 'r',
+	start_partition_key text DEFAULT NULL, start_row_key text DEFAULT NULL,
+	end_partition_key text DEFAULT NULL, end_row_key text DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rel regclass;
+	cond text;
+	prefix text;
+	p text;
+	others text;
+BEGIN
+	IF tbl IS NULL OR grantee IS NULL OR permissions IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: tbl, grantee and permissions must not be NULL';
+	END IF;
+	IF permissions !~ '^[raud]+$' THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00',
+			MESSAGE = 'InvalidInput: permissions are letters of "raud" (read, add, update, delete)';
+	END IF;
+	rel := tablestore.table_relation(tbl);
+	-- the key range as a condition over the key columns: from (start_pk, start_rk) to
+	-- (end_pk, end_rk) in key order, both ends included; a start or end without its RowKey spans
+	-- whole partitions, a NULL start or end is open
+	IF (start_row_key IS NOT NULL AND start_partition_key IS NULL) OR (end_row_key IS NOT NULL AND end_partition_key IS NULL) THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: a RowKey bound needs its PartitionKey bound';
+	END IF;
+	cond := concat_ws(' AND ',
+		CASE WHEN start_row_key IS NOT NULL THEN format('(partition_key, row_key) >= (%L, %L)', start_partition_key, start_row_key)
+			 WHEN start_partition_key IS NOT NULL THEN format('partition_key >= %L', start_partition_key) END,
+		CASE WHEN end_row_key IS NOT NULL THEN format('(partition_key, row_key) <= (%L, %L)', end_partition_key, end_row_key)
+			 WHEN end_partition_key IS NOT NULL THEN format('partition_key <= %L', end_partition_key) END,
+		'true');
+	-- row-level security does not apply to the owner (or a role that inherits its rights), to
+	-- superusers or to BYPASSRLS roles: a scope would limit nothing
+	IF pg_has_role(grantee, (SELECT c.relowner FROM pg_class c WHERE c.oid = rel), 'USAGE')
+	   OR (SELECT r.rolsuper OR r.rolbypassrls FROM pg_roles r WHERE r.oid = grantee) THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00',
+			MESSAGE = format('InvalidInput: row-level security does not limit role %s on table "%s"', grantee, tbl),
+			DETAIL = 'The role owns the table, inherits its owner''s rights, is a superuser or has BYPASSRLS.';
+	END IF;
+	IF NOT (SELECT c.relrowsecurity FROM pg_class c WHERE c.oid = rel) THEN
+		-- from now on, roles without a scope see nothing of the table (the owner still does)
+		SELECT string_agg(DISTINCT acl.holder::regrole::text, ', ') INTO others
+		FROM pg_class c, aclexplode(c.relacl) AS acl(grantor, holder, privilege_type, is_grantable)
+		WHERE c.oid = rel AND acl.holder NOT IN (0, c.relowner, grant_scoped_access.grantee)
+		  AND NOT pg_has_role(acl.holder, c.relowner, 'USAGE');
+		IF others IS NOT NULL THEN
+			RAISE WARNING 'row-level security is now on for table "%": % will see no entities until granted a scope', tbl, others
+				USING DETAIL = 'Roles with table privileges but no policy see no rows under row-level security.';
+		END IF;
+		EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', rel);
+	END IF;
+	-- one policy per command; its name ties it to the role name and this scope (the bounds quoted,
+	-- so that a missing bound and an empty or shifted one never give the same name), and granting
+	-- the same scope again replaces it; names hold no OIDs, which a restore elsewhere would change
+	prefix := format('scope_%s_', left(md5(format('%L|%L|%L|%L|%L', grantee::text,
+		start_partition_key, start_row_key, end_partition_key, end_row_key)), 16));
+	FOR p IN SELECT pol.polname FROM pg_policy pol
+			 WHERE pol.polrelid = rel AND starts_with(pol.polname, prefix) LOOP
+		EXECUTE format('DROP POLICY %I ON %s', p, rel);
+	END LOOP;
+	-- every permission reads its range: writes return ETags and check If-Match
+	EXECUTE format('CREATE POLICY %I ON %s FOR SELECT TO %s USING (%s)', prefix || 'select', rel, grantee, cond);
+	EXECUTE format('GRANT SELECT ON %s TO %s', rel, grantee);
+	IF permissions ~ 'a' THEN
+		EXECUTE format('CREATE POLICY %I ON %s FOR INSERT TO %s WITH CHECK (%s)', prefix || 'insert', rel, grantee, cond);
+		EXECUTE format('GRANT INSERT ON %s TO %s', rel, grantee);
+	END IF;
+	IF permissions ~ 'u' THEN
+		EXECUTE format('CREATE POLICY %I ON %s FOR UPDATE TO %s USING (%s) WITH CHECK (%s)',
+			prefix || 'update', rel, grantee, cond, cond);
+		EXECUTE format('GRANT UPDATE ON %s TO %s', rel, grantee);
+	ELSIF permissions ~ 'd' THEN
+		-- a batch locks the rows it deletes (SELECT ... FOR UPDATE needs UPDATE): allow the lock,
+		-- never a change
+		EXECUTE format('CREATE POLICY %I ON %s FOR UPDATE TO %s USING (%s) WITH CHECK (false)',
+			prefix || 'lock', rel, grantee, cond);
+		EXECUTE format('GRANT UPDATE ON %s TO %s', rel, grantee);
+	END IF;
+	IF permissions ~ 'd' THEN
+		EXECUTE format('CREATE POLICY %I ON %s FOR DELETE TO %s USING (%s)', prefix || 'delete', rel, grantee, cond);
+		EXECUTE format('GRANT DELETE ON %s TO %s', rel, grantee);
+	END IF;
+END $$;
+
+COMMENT ON FUNCTION tablestore.grant_scoped_access(text, regrole, text, text, text, text, text) IS
+'Limit a role to a key range of a table with row-level security: permissions "raud", range from (start PK, RK) to (end PK, RK)';
+
+CREATE FUNCTION tablestore.revoke_scoped_access(tbl text, grantee regrole) RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rel regclass;
+	pol text;
+	n int := 0;
+BEGIN
+	IF tbl IS NULL OR grantee IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSB00', MESSAGE = 'InvalidInput: tbl and grantee must not be NULL';
+	END IF;
+	rel := tablestore.table_relation(tbl);
+	-- the role's scope policies, found by the role they apply to (their names hold no role)
+	FOR pol IN SELECT p.polname FROM pg_policy p
+			   WHERE p.polrelid = rel
+				 AND p.polname LIKE 'scope\_%' AND p.polroles = ARRAY[grantee::oid] LOOP
+		EXECUTE format('DROP POLICY %I ON %s', pol, rel);
+		n := n + 1;
+	END LOOP;
+	EXECUTE format('REVOKE ALL ON %s FROM %s', rel, grantee);
+	RETURN n;
+END $$;
+
+COMMENT ON FUNCTION tablestore.revoke_scoped_access(text, regrole) IS
+'Remove every scope of a role on a table and its privileges on it; returns the number of policies dropped';
+
+--------------------------------------------------------------------------------------------------
+-- Descriptions of the objects not described where they are defined (every object has one; the
+-- regression test extension_objects checks it)
+--------------------------------------------------------------------------------------------------
+
+COMMENT ON FUNCTION tablestore.entity_in(cstring) IS 'Input of tablestore.entity: the Azure JSON form with odata.type annotations';
+COMMENT ON FUNCTION tablestore.entity_out(tablestore.entity) IS 'Output of tablestore.entity: the Azure JSON form, annotations where JSON cannot carry the type';
+COMMENT ON FUNCTION tablestore.entity_recv(internal) IS 'Binary input of tablestore.entity: the canonical stored form, checked strictly';
+COMMENT ON FUNCTION tablestore.entity_send(tablestore.entity) IS 'Binary output of tablestore.entity: the canonical stored form';
+COMMENT ON FUNCTION tablestore.entity_to_jsonb(tablestore.entity) IS 'The entity as jsonb (the cast entity::jsonb); a String holding U+0000 cannot be converted';
+COMMENT ON FUNCTION tablestore.jsonb_to_entity(jsonb) IS 'The jsonb document as an entity (the cast jsonb::tablestore.entity)';
+COMMENT ON CAST (tablestore.entity AS jsonb) IS 'Explicit: the entity''s JSON form as jsonb';
+COMMENT ON CAST (jsonb AS tablestore.entity) IS 'Explicit: a flat JSON object in the Azure form as an entity';
+COMMENT ON FUNCTION tablestore.entity_to_binary(tablestore.entity) IS 'The binary wire form (what send produces) as bytea';
+COMMENT ON FUNCTION tablestore.entity_from_binary(bytea) IS 'An entity from its binary wire form, checked as strictly as binary input';
+
+COMMENT ON FUNCTION tablestore.prop_type(tablestore.entity, text) IS 'The EDM type of a property (''Edm.Int32'' ...), NULL when absent';
+COMMENT ON FUNCTION tablestore.prop_string(tablestore.entity, text) IS 'A String property as text; NULL when absent or of another type';
+COMMENT ON FUNCTION tablestore.prop_int32(tablestore.entity, text) IS 'An Int32 property as int4; NULL when absent or of another type';
+COMMENT ON FUNCTION tablestore.prop_int64(tablestore.entity, text) IS 'An Int64 property as int8; NULL when absent or of another type';
+COMMENT ON FUNCTION tablestore.prop_double(tablestore.entity, text) IS 'A Double property as float8; NULL when absent or of another type';
+COMMENT ON FUNCTION tablestore.prop_bool(tablestore.entity, text) IS 'A Boolean property as bool; NULL when absent or of another type';
+COMMENT ON FUNCTION tablestore.prop_datetime(tablestore.entity, text) IS 'A DateTime property as timestamptz (rounded down to microseconds); NULL when absent or of another type';
+COMMENT ON FUNCTION tablestore.prop_guid(tablestore.entity, text) IS 'A Guid property as uuid; NULL when absent or of another type';
+COMMENT ON FUNCTION tablestore.prop_binary(tablestore.entity, text) IS 'A Binary property as bytea; NULL when absent or of another type';
+
+COMMENT ON FUNCTION tablestore.entity_exists(tablestore.entity, text) IS 'Operator ?: does the entity have this property (or key)';
+COMMENT ON FUNCTION tablestore.entity_concat(tablestore.entity, tablestore.entity) IS 'Operator ||: merge, the right side''s properties win';
+COMMENT ON FUNCTION tablestore.entity_delete(tablestore.entity, text) IS 'Operator -: the entity without that property (or key)';
+COMMENT ON OPERATOR tablestore.? (tablestore.entity, text) IS 'Does the entity have this property (or key)';
+COMMENT ON OPERATOR tablestore.|| (tablestore.entity, tablestore.entity) IS 'Merge two entities, the right side''s properties win';
+COMMENT ON OPERATOR tablestore.- (tablestore.entity, text) IS 'The entity without that property (or key)';
+
+COMMENT ON FUNCTION tablestore.entity_eq(tablestore.entity, tablestore.entity) IS 'Equality: the same keys, properties and values, whatever order the properties were written in';
+COMMENT ON FUNCTION tablestore.entity_ne(tablestore.entity, tablestore.entity) IS 'Inequality: another key, property or value (the order written does not count)';
+COMMENT ON FUNCTION tablestore.entity_lt(tablestore.entity, tablestore.entity) IS 'Order of the name-order bytes (the order written left out; a total order, not a meaning)';
+COMMENT ON FUNCTION tablestore.entity_le(tablestore.entity, tablestore.entity) IS 'Order of the name-order bytes (the order written left out; a total order, not a meaning)';
+COMMENT ON FUNCTION tablestore.entity_gt(tablestore.entity, tablestore.entity) IS 'Order of the name-order bytes (the order written left out; a total order, not a meaning)';
+COMMENT ON FUNCTION tablestore.entity_ge(tablestore.entity, tablestore.entity) IS 'Order of the name-order bytes (the order written left out; a total order, not a meaning)';
+COMMENT ON FUNCTION tablestore.entity_cmp(tablestore.entity, tablestore.entity) IS 'B-tree support: -1, 0 or 1 by the name-order bytes (the order written left out)';
+COMMENT ON FUNCTION tablestore.entity_hash(tablestore.entity) IS 'Hash support: xxHash3 of the name-order bytes (equal entities hash equally, whatever order they were written in)';
+COMMENT ON FUNCTION tablestore.entity_hash_extended(tablestore.entity, int8) IS 'Hash support with a seed: xxHash3 of the name-order bytes';
+COMMENT ON OPERATOR tablestore.= (tablestore.entity, tablestore.entity) IS 'Equal entities (the same keys, properties and values; the order written does not count)';
+COMMENT ON OPERATOR tablestore.<> (tablestore.entity, tablestore.entity) IS 'Different entities';
+COMMENT ON OPERATOR tablestore.< (tablestore.entity, tablestore.entity) IS 'Before, in the order of the name-order bytes';
+COMMENT ON OPERATOR tablestore.<= (tablestore.entity, tablestore.entity) IS 'Before or equal, in the order of the name-order bytes';
+COMMENT ON OPERATOR tablestore.> (tablestore.entity, tablestore.entity) IS 'After, in the order of the name-order bytes';
+COMMENT ON OPERATOR tablestore.>= (tablestore.entity, tablestore.entity) IS 'After or equal, in the order of the name-order bytes';
+COMMENT ON OPERATOR FAMILY tablestore.entity_ops USING btree IS 'B-tree order of entities (name-order bytes: the order written left out)';
+COMMENT ON OPERATOR CLASS tablestore.entity_ops USING btree IS 'Default B-tree operator class of tablestore.entity';
+COMMENT ON OPERATOR FAMILY tablestore.entity_hash_ops USING hash IS 'Hashing of entities (name-order bytes: the order written left out)';
+COMMENT ON OPERATOR CLASS tablestore.entity_hash_ops USING hash IS 'Default hash operator class of tablestore.entity';
+
+COMMENT ON FUNCTION tablestore.list_tables() IS 'The names of the tables, as created, in key order of their lower-case names';
+COMMENT ON EVENT TRIGGER tablestore_forget_dropped_tables IS 'Removes a dropped table from the registry tablestore.tables';
+COMMENT ON FUNCTION tablestore_internal.forget_dropped_tables() IS 'The event trigger function that keeps the registry right (internal)';
+
+COMMENT ON TYPE tablestore.entity_row IS 'A stored entity: its keys, Timestamp, ETag and properties';
+COMMENT ON FUNCTION tablestore.insert_entity(text, tablestore.entity) IS 'Insert: returns the new ETag; EntityAlreadyExists when the keys exist';
+COMMENT ON FUNCTION tablestore.update_entity(text, tablestore.entity, text) IS 'Update (replace) with If-Match (* or an ETag): returns the new ETag';
+COMMENT ON FUNCTION tablestore.merge_entity(text, tablestore.entity, text) IS 'Merge with If-Match (* or an ETag): given properties overwritten or added; returns the new ETag';
+COMMENT ON FUNCTION tablestore.upsert_entity(text, tablestore.entity, text) IS 'InsertOrMerge (mode ''merge'') or InsertOrReplace (''replace''): returns the new ETag';
+COMMENT ON FUNCTION tablestore.delete_entity(text, text, text, text) IS 'Delete with If-Match (* or an ETag); ResourceNotFound when missing';
+COMMENT ON FUNCTION tablestore.get_entity(text, text, text, text) IS 'Point read with an optional $select; ResourceNotFound when missing';
+
+COMMENT ON FUNCTION tablestore.filter_key_int64(tablestore.entity, text) IS
+'Key for $filter comparisons with Int64 literals: an Int64 or Double value as numeric, -Infinity for another type, NULL when absent';
+COMMENT ON FUNCTION tablestore.filter_key_double(tablestore.entity, text) IS
+'Key for $filter comparisons with Double literals: a Double value, -Infinity for another type, NULL when absent';
+COMMENT ON FUNCTION tablestore.filter_key_bool(tablestore.entity, text) IS
+'Key for $filter comparisons with Boolean literals: 0/1, -1 for another type, NULL when absent';
+COMMENT ON FUNCTION tablestore.filter_key_datetime(tablestore.entity, text) IS
+'Key for $filter comparisons with DateTime literals: ticks, the minimum for another type, NULL when absent';
+COMMENT ON FUNCTION tablestore.query_entities(text, text, text, int) IS
+'A query ($filter, $select, $top) as rows in (PartitionKey, RowKey) order';
+COMMENT ON FUNCTION tablestore.query_page(text, text, text, int, text, text) IS
+'One page of a query in the service''s JSON shape, with NextPartitionKey/NextRowKey when more remain';
+
+--------------------------------------------------------------------------------------------------
+-- Scale-out: one table over several nodes by PartitionKey hash (doc/scale-out.md)
+--------------------------------------------------------------------------------------------------
+
+-- The shard tables: foreign tables on a coordinator, the partitions of a node's part of a table on
+-- a node. Creating them needs CREATE here (granted by an admin), as tables need it on tablestore_data.
+CREATE SCHEMA tablestore_shards;
+GRANT USAGE ON SCHEMA tablestore_shards TO PUBLIC;
+COMMENT ON SCHEMA tablestore_shards IS 'The shards of distributed tables: <key>_<shard>, foreign tables on a coordinator, partitions on a node';
+
+CREATE FUNCTION tablestore.distribute_table(name text, servers name[], shard_count int DEFAULT 32) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_distribute_table' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.distribute_table(text, name[], int) IS
+'Spread a table over postgres_fdw servers by hash of PartitionKey: shard i on servers[i % n]; its rows move with their ETags';
+
+CREATE FUNCTION tablestore.undistribute_table(name text) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_undistribute_table' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.undistribute_table(text) IS
+'Bring a distributed table''s rows back into an ordinary table of this database and drop its shards on the nodes';
+
+CREATE FUNCTION tablestore.create_shards(name text, shard_count int, shards int[], version text) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_create_shards' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.create_shards(text, int, int[], text) IS
+'On a node, called by distribute_table: the node''s part of a distributed table and the partitions of the shards named';
+
+CREATE FUNCTION tablestore.route(tbl text, partition_key text, OUT shard int, OUT server name, OUT shard_table text)
+RETURNS record AS 'MODULE_PATHNAME', 'tablestore_route' LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION tablestore.route(text, text) IS
+'Where a PartitionKey of a table lives: its shard, the server that holds it (NULL when here) and the shard table';
+
+--------------------------------------------------------------------------------------------------
+-- Property names that postgres_fdw can ship: a text without collation (doc/scale-out.md)
+--------------------------------------------------------------------------------------------------
+
+-- postgres_fdw sends a function call to a node only when its arguments carry no collation; a text
+-- literal carries the default one. A $filter on a distributed table names properties with this
+-- type, so that its accessors run on the nodes. An index on a node that serves such filters is
+-- written with it: (tablestore.filter_key_int32(properties, 'Age'::tablestore.property_name)).
+CREATE TYPE tablestore.property_name;
+CREATE FUNCTION tablestore.property_name_in(cstring) RETURNS tablestore.property_name
+AS 'textin' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.property_name_out(tablestore.property_name) RETURNS cstring
+AS 'textout' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE tablestore.property_name (
+	INPUT = tablestore.property_name_in, OUTPUT = tablestore.property_name_out,
+	INTERNALLENGTH = VARIABLE, STORAGE = extended, CATEGORY = 'U'
+);
+COMMENT ON TYPE tablestore.property_name IS 'A property name as text without a collation, which postgres_fdw ships to nodes';
+COMMENT ON FUNCTION tablestore.property_name_in(cstring) IS 'Input of tablestore.property_name (as text)';
+COMMENT ON FUNCTION tablestore.property_name_out(tablestore.property_name) IS 'Output of tablestore.property_name (as text)';
+
+CREATE FUNCTION tablestore.filter_key_string(tablestore.entity, tablestore.property_name) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_string' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_int32(tablestore.entity, tablestore.property_name) RETURNS float8
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_int32' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_int64(tablestore.entity, tablestore.property_name) RETURNS numeric
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_int64' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_double(tablestore.entity, tablestore.property_name) RETURNS float8
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_double' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_bool(tablestore.entity, tablestore.property_name) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_bool' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.filter_key_datetime(tablestore.entity, tablestore.property_name) RETURNS int8
+AS 'MODULE_PATHNAME', 'tablestore_filter_key_datetime' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.prop_type(tablestore.entity, tablestore.property_name) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_prop_type' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.prop_guid(tablestore.entity, tablestore.property_name) RETURNS uuid
+AS 'MODULE_PATHNAME', 'tablestore_prop_guid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.prop_binary(tablestore.entity, tablestore.property_name) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_prop_binary' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.entity_exists(tablestore.entity, tablestore.property_name) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_exists' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR tablestore.? (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.property_name, FUNCTION = tablestore.entity_exists,
+	RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON FUNCTION tablestore.filter_key_string(tablestore.entity, tablestore.property_name) IS 'filter_key_string with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_int32(tablestore.entity, tablestore.property_name) IS 'filter_key_int32 with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_int64(tablestore.entity, tablestore.property_name) IS 'filter_key_int64 with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_double(tablestore.entity, tablestore.property_name) IS 'filter_key_double with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_bool(tablestore.entity, tablestore.property_name) IS 'filter_key_bool with a shippable property name';
+COMMENT ON FUNCTION tablestore.filter_key_datetime(tablestore.entity, tablestore.property_name) IS 'filter_key_datetime with a shippable property name';
+COMMENT ON FUNCTION tablestore.prop_type(tablestore.entity, tablestore.property_name) IS 'prop_type with a shippable property name';
+COMMENT ON FUNCTION tablestore.prop_guid(tablestore.entity, tablestore.property_name) IS 'prop_guid with a shippable property name';
+COMMENT ON FUNCTION tablestore.prop_binary(tablestore.entity, tablestore.property_name) IS 'prop_binary with a shippable property name';
+COMMENT ON FUNCTION tablestore.entity_exists(tablestore.entity, tablestore.property_name) IS 'Operator ? with a shippable property name';
+COMMENT ON OPERATOR tablestore.? (tablestore.entity, tablestore.property_name) IS 'Does the entity have this property (a shippable property name)';
+
+-- Moving a shard to another node, online (doc/scale-out.md)
+CREATE FUNCTION tablestore_internal.shard_placement(tbl text, shard int, OUT name text, OUT key text,
+	OUT shard_table text, OUT server name, OUT shard_count int)
+RETURNS record AS 'MODULE_PATHNAME', 'tablestore_shard_placement' LANGUAGE C STABLE;
+CREATE FUNCTION tablestore_internal.repoint_shard(tbl text, shard int, server name) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_repoint_shard' LANGUAGE C VOLATILE;
+CREATE FUNCTION tablestore_internal.node_execute(server name, sql text, in_transaction bool, timeout_ms int DEFAULT 0) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_node_execute' LANGUAGE C VOLATILE;
+CREATE FUNCTION tablestore_internal.node_wait(server name, sql text, timeout_ms int) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_node_wait' LANGUAGE C VOLATILE;
+CREATE FUNCTION tablestore_internal.server_conninfo(server name) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_server_conninfo' LANGUAGE C STABLE;
+CREATE FUNCTION tablestore_internal.flushed_wal_lsn() RETURNS pg_lsn
+AS 'MODULE_PATHNAME', 'tablestore_flushed_wal_lsn' LANGUAGE C VOLATILE;
+REVOKE ALL ON FUNCTION tablestore_internal.shard_placement(text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.repoint_shard(text, int, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.node_execute(name, text, bool, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.node_wait(name, text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.server_conninfo(name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.flushed_wal_lsn() FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.shard_placement(text, int) IS 'A distributed table''s registered name, key, shard table, server and shard count (for move_shard)';
+COMMENT ON FUNCTION tablestore_internal.repoint_shard(text, int, name) IS 'Point the coordinator''s partition for a shard at another server (for move_shard)';
+COMMENT ON FUNCTION tablestore_internal.node_execute(name, text, bool, int) IS 'Run a statement on a node: in this transaction''s remote transaction, or on a connection of its own (with a statement timeout in milliseconds, 0: none)';
+COMMENT ON FUNCTION tablestore_internal.node_wait(name, text, int) IS 'Run a boolean query on a node, on a connection of its own, every 10 ms until it answers true or the milliseconds pass; whether it answered true';
+COMMENT ON FUNCTION tablestore_internal.server_conninfo(name) IS 'The libpq connection string of a server and the caller''s user mapping';
+COMMENT ON FUNCTION tablestore_internal.flushed_wal_lsn() IS 'On a node: the WAL insert position, flushed (what a move waits for its subscriber to have applied)';
+
+-- A node's shard tables that direct calls must not reach (src/scaleout/shard_fence.c): a move's target
+-- while it is filled ('filling'), a move's source from its switch on ('moved'). Every direct call
+-- on a shard reads it, after its lock on the shard table; calls forwarded by the coordinator pass.
+CREATE TABLE tablestore_internal.shard_fences (
+	shard_table regclass PRIMARY KEY,
+	table_key text NOT NULL,
+	shard int NOT NULL,
+	state text NOT NULL CHECK (state IN ('filling', 'moved')),
+	move text NOT NULL,
+	since timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+SELECT pg_catalog.pg_extension_config_dump('tablestore_internal.shard_fences', '');
+REVOKE ALL ON tablestore_internal.shard_fences FROM PUBLIC;
+COMMENT ON TABLE tablestore_internal.shard_fences IS
+'A node''s shard tables that refuse direct calls (TSX03): a move''s target while it is filled, a move''s source once the move switched';
+
+CREATE FUNCTION tablestore.routed_by_coordinator(value anyelement) RETURNS anyelement
+AS 'MODULE_PATHNAME', 'tablestore_routed_by_coordinator' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION tablestore.routed_by_coordinator(anyelement) IS
+'Returns its argument; marks the calls of the transaction as forwarded by a coordinator, which routes by its own shard map: a node''s shard fence does not refuse them when the role that marked and the current role have the privileges of the owner of the node''s table. Forwarded calls and the coordinator''s plain SQL use it; applications do not';
+
+-- Plain SQL on a node meets the fence too (src/scaleout/shard_fence.c): a fenced shard table has row
+-- triggers refusing INSERT, UPDATE, DELETE and COPY and a statement trigger refusing TRUNCATE
+-- (fired before the stamp trigger; logical replication's workers do not fire them), and a copy a
+-- move switched away from has forced row-level security that refuses reads; all of it only for
+-- calls that are not the coordinator's, and all of it added with the fence and removed with it.
+CREATE FUNCTION tablestore.shard_fence() RETURNS trigger
+AS 'MODULE_PATHNAME', 'tablestore_shard_fence' LANGUAGE C;
+COMMENT ON FUNCTION tablestore.shard_fence() IS
+'Trigger of a fenced shard table on a node (a move fills it, or switched it away): plain SQL writing it (INSERT, UPDATE, DELETE, COPY, TRUNCATE) is refused (TSX03) unless the coordinator''s';
+CREATE FUNCTION tablestore.shard_fence_read(shard_table oid) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_shard_fence_read' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION tablestore.shard_fence_read(oid) IS
+'Row-level security policy of a shard table a move switched away from: true for the coordinator''s calls (or once the fence is gone), else TSX03';
+
+-- On a node: a shard table fenced (its row in shard_fences, its triggers, and for a copy switched
+-- away its forced row-level security), and unfenced again.
+CREATE FUNCTION tablestore_internal.fence_shard(shard_table regclass, table_key text, shard int, state text, job text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	INSERT INTO tablestore_internal.shard_fences (shard_table, table_key, shard, state, move) VALUES (shard_table, table_key, shard, state, job);
+	EXECUTE format('CREATE TRIGGER fence_guard BEFORE INSERT OR UPDATE OR DELETE ON %1$s FOR EACH ROW EXECUTE FUNCTION tablestore.shard_fence(); '
+		'CREATE TRIGGER fence_guard_truncate BEFORE TRUNCATE ON %1$s FOR EACH STATEMENT EXECUTE FUNCTION tablestore.shard_fence()', shard_table);
+	IF state = 'moved' THEN
+		EXECUTE format('CREATE POLICY fence_guard ON %1$s USING (tablestore.shard_fence_read(tableoid)); '
+			'ALTER TABLE %1$s ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY', shard_table);
+	END IF;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.fence_shard(regclass, text, int, text, text) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.fence_shard(regclass, text, int, text, text) IS
+'On a node: fence a shard table (filling: a move''s target; moved: a move''s source after its switch), plain SQL included';
+
+CREATE FUNCTION tablestore_internal.unfence_shard(shard_table regclass) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM tablestore_internal.shard_fences f WHERE f.shard_table = unfence_shard.shard_table;
+	EXECUTE format('DROP TRIGGER IF EXISTS fence_guard ON %1$s; DROP TRIGGER IF EXISTS fence_guard_truncate ON %1$s; '
+		'DROP TRIGGER IF EXISTS tablestore_move_lease ON %1$s; DROP POLICY IF EXISTS fence_guard ON %1$s; '
+		'ALTER TABLE %1$s NO FORCE ROW LEVEL SECURITY, DISABLE ROW LEVEL SECURITY', shard_table);
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.unfence_shard(regclass) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.unfence_shard(regclass) IS
+'On a node: a shard table''s fence removed, with its triggers and row-level security (the node serves the shard)';
+
+-- A move's own connections to its nodes (src/scaleout/node_conn.c): its leases and its switch run there,
+-- never on postgres_fdw's connections, each statement with a deadline on this side.
+CREATE FUNCTION tablestore_internal.move_execute(server name, sql text, timeout_ms int) RETURNS text
+AS 'MODULE_PATHNAME', 'tablestore_move_execute' LANGUAGE C VOLATILE;
+CREATE FUNCTION tablestore_internal.move_disconnect(server name) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_move_disconnect' LANGUAGE C VOLATILE;
+CREATE FUNCTION tablestore_internal.node_deadline(deadline timestamptz) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_node_deadline' LANGUAGE C VOLATILE;
+REVOKE ALL ON FUNCTION tablestore_internal.move_execute(name, text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.move_disconnect(name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tablestore_internal.node_deadline(timestamptz) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_execute(name, text, int) IS
+'Run a statement on the move''s own connection to a node (kept for the session: its leases live there), answered within the milliseconds or the connection is closed (08006)';
+COMMENT ON FUNCTION tablestore_internal.move_disconnect(name) IS
+'Close the move''s own connection to a node (its leases end with it)';
+COMMENT ON FUNCTION tablestore_internal.node_deadline(timestamptz) IS
+'Every connection and statement of this session on a node''s own connections ends by this time (NULL: no such bound): a move''s time limit';
+
+
+CREATE FUNCTION tablestore.one_writing_node() RETURNS trigger
+AS 'MODULE_PATHNAME', 'tablestore_one_writing_node' LANGUAGE C;
+COMMENT ON FUNCTION tablestore.one_writing_node() IS
+'Trigger of a coordinator''s distributed table (row triggers on its foreign partitions, a TRUNCATE trigger on it): plain SQL writing on a second node in one transaction is refused (TSX04) unless tablestore.allow_multi_node_writes';
+
+-- The servers that may hold shards: postgres_fdw servers shipping tablestore, with a user mapping.
+CREATE FUNCTION tablestore_internal.shard_servers() RETURNS SETOF name
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT s.srvname FROM pg_foreign_server s JOIN pg_foreign_data_wrapper w ON w.oid = s.srvfdw
+	WHERE w.fdwname = 'postgres_fdw'
+		AND EXISTS (SELECT FROM pg_options_to_table(s.srvoptions) o
+			WHERE o.option_name = 'extensions' AND 'tablestore' = ANY (string_to_array(replace(o.option_value, ' ', ''), ',')))
+		AND EXISTS (SELECT FROM pg_user_mappings m WHERE m.srvid = s.oid AND (m.umuser = 0 OR m.umuser = current_user::regrole::oid))
+	ORDER BY 1
+$$;
+REVOKE ALL ON FUNCTION tablestore_internal.shard_servers() FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.shard_servers() IS
+'The postgres_fdw servers that ship tablestore and have a user mapping for the caller: where moves look for what they left';
+
+-- A node statement that may wait for a lock: 50 ms at a time (a waiting lock holds up the calls
+-- queued behind it), retried after a pause that doubles from 50 ms to 1 s, until the deadline; the
+-- statement's time bounded by the deadline too.
+CREATE FUNCTION tablestore_internal.node_ddl(server name, sql text, deadline timestamptz) RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	pause float8 := 0.05;
+BEGIN
+	LOOP
+		BEGIN
+			RETURN tablestore_internal.node_execute(server, 'SET lock_timeout = ''50ms''; ' || sql, false,
+				greatest(1, (extract(epoch FROM deadline - clock_timestamp()) * 1000)::int));
+		EXCEPTION WHEN lock_not_available THEN
+			IF clock_timestamp() > deadline THEN
+				RAISE;
+			END IF;
+			PERFORM pg_sleep(pause * (0.5 + random()));
+			pause := least(pause * 2, 1);
+		END;
+	END LOOP;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.node_ddl(name, text, timestamptz) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.node_ddl(name, text, timestamptz) IS
+'Run a statement on a node on a connection of its own, waiting at most 50 ms at a time for a lock, retried with a growing pause until the deadline';
+
+-- A move's lease on a node (run there over the move's own postgres_fdw connection): a session
+-- advisory lock that lives as long as the move's session, so that what a move whose session is
+-- gone left on the node is known (drop_dead_moves) while a live move's is left alone.
+CREATE FUNCTION tablestore_internal.move_lease(job text, take bool) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	held bool := EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+		AND classid::int = hashtext('tablestore.move_lease') AND objid::int = hashtext(job) AND objsubid = 2);
+BEGIN
+	IF take AND NOT held THEN
+		PERFORM set_config('lock_timeout', '5s', true);
+		PERFORM pg_advisory_lock(hashtext('tablestore.move_lease'), hashtext(job));
+	ELSIF NOT take AND held THEN
+		PERFORM pg_advisory_unlock(hashtext('tablestore.move_lease'), hashtext(job));
+	END IF;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_lease(text, bool) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_lease(text, bool) IS
+'On a node: take (or release) a move''s lease, a session advisory lock held while the move''s session lives';
+
+-- On a node: the subscriptions, publications and replication slots of moves whose lease is free
+-- (their session ended: killed, or its coordinator stopped) dropped, so that none keeps
+-- replicating into a fenced copy or holding WAL; the number dropped. A copy such a move left stays
+-- fenced until move_shard_cleanup (or the next move) of its shard removes it.
+CREATE FUNCTION tablestore_internal.drop_dead_moves() RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	o record;
+	n int := 0;
+BEGIN
+	PERFORM set_config('lock_timeout', '1s', true);
+	FOR o IN SELECT 'sub' AS kind, s.subname::text AS name FROM pg_subscription s JOIN pg_database d ON d.oid = s.subdbid
+			WHERE d.datname = current_database() AND s.subname LIKE 'tablestore\_move\_%'
+		UNION ALL SELECT 'pub', pubname::text FROM pg_publication WHERE pubname LIKE 'tablestore\_move\_%'
+		UNION ALL SELECT 'slot', slot_name::text FROM pg_replication_slots
+			WHERE database = current_database() AND slot_name LIKE 'tablestore\_move\_%'
+	LOOP
+		BEGIN
+			-- the lease is free: no live move holds it (and none takes it while this transaction runs)
+			CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtext('tablestore.move_lease'), hashtext(o.name));
+			IF o.kind = 'sub' THEN
+				EXECUTE format('ALTER SUBSCRIPTION %1$I DISABLE; ALTER SUBSCRIPTION %1$I SET (slot_name = NONE); DROP SUBSCRIPTION %1$I', o.name);
+			ELSIF o.kind = 'pub' THEN
+				EXECUTE format('DROP PUBLICATION %I', o.name);
+			ELSE
+				PERFORM pg_terminate_backend(active_pid, 5000) FROM pg_replication_slots WHERE slot_name = o.name AND active_pid IS NOT NULL;
+				PERFORM pg_drop_replication_slot(o.name);
+			END IF;
+			n := n + 1;
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'tablestore: % % of a move that is over was not dropped: %', o.kind, o.name, SQLERRM;
+		END;
+	END LOOP;
+	RETURN n;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.drop_dead_moves() FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.drop_dead_moves() IS
+'On a node: the subscriptions, publications and replication slots of moves whose session is gone (their lease is free) dropped; the number dropped';
+
+-- On a move's target: the trigger of the shard table the move fills (ENABLE REPLICA: it fires in
+-- the subscription's workers only), so that the subscription of a move that is over stops at its
+-- next change instead of replicating into the fenced copy: when the move's lease (move_lease) is
+-- free, the change is refused, and the subscription (disable_on_error) stops. Checked once per
+-- transaction of the worker.
+CREATE FUNCTION tablestore_internal.move_lease_check() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF coalesce(current_setting('tablestore_move.lease_seen', true), '') <> TG_ARGV[0] THEN
+		IF pg_try_advisory_xact_lock(hashtext('tablestore.move_lease'), hashtext(TG_ARGV[0])) THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: the move %s is over: its subscription stops', TG_ARGV[0]),
+				HINT = 'tablestore.move_shard_cleanup (or the next move) removes it.';
+		END IF;
+		PERFORM set_config('tablestore_move.lease_seen', TG_ARGV[0], true);
+	END IF;
+	IF TG_OP = 'DELETE' THEN
+		RETURN OLD;
+	END IF;
+	RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_lease_check() FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_lease_check() IS
+'Trigger of the shard table a move fills, in its subscription''s workers: a change is refused (the subscription stops) once the move''s lease is free';
+
+-- On a move's target: the fenced, empty shard table the move fills, owned by the owner of the
+-- node's table (a node that did not hold the table gets it with the source's owner and grants),
+-- with the privileges of that table, its lease trigger (move_lease_check, dropped with the fence),
+-- and the table's indexing policy (the coordinator's).
+CREATE FUNCTION tablestore_internal.move_target(name text, shard_count int, shard int, version text, shard_table text,
+	job text, owner name, grants text, policy jsonb) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	parent text := format('tablestore_data.%I', lower(name));
+	fresh bool := to_regclass(format('tablestore_data.%I', lower(name))) IS NULL;
+	g record;
+BEGIN
+	PERFORM tablestore.create_shards(name, shard_count, ARRAY[shard], version);
+	IF fresh THEN
+		EXECUTE format('ALTER TABLE %s OWNER TO %I', parent, owner);
+		IF grants <> '' THEN
+			EXECUTE grants;
+		END IF;
+	END IF;
+	EXECUTE format('ALTER TABLE %s OWNER TO %I', shard_table, (SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = parent::regclass));
+	FOR g IN SELECT a.privilege_type, a.grantee, a.is_grantable FROM pg_class c, aclexplode(c.relacl) a
+		WHERE c.oid = parent::regclass AND a.grantee <> c.relowner
+	LOOP
+		EXECUTE format('GRANT %s ON %s TO %s%s', g.privilege_type, shard_table,
+			CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(g.grantee)) END,
+			CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+	END LOOP;
+	PERFORM tablestore_internal.fence_shard(shard_table::regclass, lower(name), shard, 'filling', job);
+	EXECUTE format('CREATE TRIGGER tablestore_move_lease BEFORE INSERT OR UPDATE OR DELETE ON %1$s FOR EACH ROW '
+		'EXECUTE FUNCTION tablestore_internal.move_lease_check(%2$L); ALTER TABLE %1$s ENABLE REPLICA TRIGGER tablestore_move_lease', shard_table, job);
+	IF tablestore.get_indexing_policy(name) IS DISTINCT FROM policy THEN
+		PERFORM tablestore.set_indexing_policy(name, policy);
+	END IF;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_target(text, int, int, text, text, text, name, text, jsonb) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_target(text, int, int, text, text, text, name, text, jsonb) IS
+'On a move''s target: the fenced, empty shard table, owned and granted as the node''s table (the source''s owner and grants on a node new to the table), and the table''s indexing policy';
+
+-- A move's wait on a node, bounded and watched: the query (a boolean) on the server every 10 ms
+-- until it answers true (true) or the deadline passes (false). Every second both nodes of the move
+-- are checked: a node that cannot be reached, or a subscription that is gone or stopped (it stops
+-- itself on an error: disable_on_error), fails the move at once instead of at its deadline.
+CREATE FUNCTION tablestore_internal.move_wait(server name, sql text, deadline timestamptz, source name, target name, job text) RETURNS bool
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	sub text;
+BEGIN
+	LOOP
+		IF tablestore_internal.node_wait(server, sql,
+			least(1000, greatest(0, (extract(epoch FROM deadline - clock_timestamp()) * 1000)::int))) THEN
+			RETURN true;
+		END IF;
+		IF clock_timestamp() >= deadline THEN
+			RETURN false;
+		END IF;
+		PERFORM tablestore_internal.node_execute(source, 'SELECT 1', false, 5000);
+		sub := tablestore_internal.node_execute(target, format('SELECT coalesce((SELECT s.subenabled::text FROM pg_catalog.pg_subscription s '
+			'JOIN pg_catalog.pg_database d ON d.oid = s.subdbid WHERE s.subname = %L AND d.datname = pg_catalog.current_database()), ''gone'')', job),
+			false, 5000);
+		IF sub <> 'true' THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: the subscription %s of the move on the node "%s" %s', job, target,
+				CASE sub WHEN 'gone' THEN 'is gone' ELSE 'stopped on an error (the node''s log has it)' END);
+		END IF;
+	END LOOP;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_wait(name, text, timestamptz, name, name, text) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_wait(name, text, timestamptz, name, name, text) IS
+'A move''s wait for a query on a node to answer true, until the deadline (false); a node that cannot be reached or a stopped subscription fails it at once';
+
+-- The switch, the one step under the coordinator's lock, bounded: the coordinator's table locked
+-- (calls through it wait), the source's shard table locked (direct calls on the shard wait), each
+-- lock waited for at most lock_ms; the source's WAL position flushed, the subscriber waited for at
+-- most catchup_ms until it has applied that much, the source's shard table fenced (its fence
+-- committed on the source) and the coordinator's partition re-pointed. The source's statements run
+-- on the move's own connection, all of them answered within 2 * lock_ms + catchup_ms + 1 s of the
+-- coordinator's lock or the move fails (a hung source holds the table that long at most).
+-- 'switched': the caller commits; 'locked' (a lock was not granted in time) or 'behind' (the
+-- subscriber was not there in time): the caller rolls back, which releases the locks (the source's
+-- transaction rolled back with it), and tries again later.
+CREATE FUNCTION tablestore_internal.move_switch(tbl text, shard int, source name, target name, job text, lock_ms int, catchup_ms int)
+RETURNS text LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	p record;
+	t0 timestamptz;
+	lsn text;
+	budget timestamptz;
+BEGIN
+	PERFORM set_config('lock_timeout', lock_ms::text || 'ms', true);
+	-- the lock first (a lock taken after reading the placement would be an upgrade, which two moves could deadlock on)
+	EXECUTE format('LOCK TABLE tablestore_data.%I IN ACCESS EXCLUSIVE MODE', lower(tbl));
+	-- calls through the coordinator on the table wait from here on: every statement on the source
+	-- ends by the budget, answered or not (a node that does not answer fails the move)
+	budget := clock_timestamp() + (2 * lock_ms + catchup_ms + 1000) * interval '1 ms';
+	SELECT * INTO STRICT p FROM tablestore_internal.shard_placement(tbl, shard);
+	IF p.server <> source THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: shard %s of the table "%s" moved to "%s" meanwhile', shard, p.key, p.server);
+	END IF;
+	-- the source's part, in a transaction on the move's own connection (an abort here rolls it back)
+	PERFORM tablestore_internal.move_execute(source, format('BEGIN; SET LOCAL lock_timeout = %L; LOCK TABLE %s IN ACCESS EXCLUSIVE MODE',
+		lock_ms::text || 'ms', p.shard_table), greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int));
+	t0 := clock_timestamp();
+	lsn := tablestore_internal.move_execute(source, 'SELECT tablestore_internal.flushed_wal_lsn()',
+		greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int));
+	WHILE tablestore_internal.move_execute(source, format('SELECT COALESCE((SELECT bool_or(replay_lsn >= %L::pg_lsn) '
+		'FROM pg_catalog.pg_stat_replication WHERE application_name = %L AND state = ''streaming''), false)', lsn, job),
+		greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int)) <> 't' LOOP
+		IF clock_timestamp() > t0 + catchup_ms * interval '1 ms' THEN
+			RETURN 'behind';
+		END IF;
+		PERFORM pg_sleep(0.002);
+	END LOOP;
+	PERFORM tablestore_internal.move_execute(source, format('SELECT tablestore_internal.fence_shard(%L::regclass, %L, %s, ''moved'', %L)',
+		p.shard_table, p.key, shard, job), greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int));
+	PERFORM tablestore_internal.repoint_shard(tbl, shard, target);
+	-- the source's fence commits before the coordinator's map: the two nodes are never both unfenced
+	PERFORM tablestore_internal.move_execute(source, 'COMMIT', greatest(1, (extract(epoch FROM budget - clock_timestamp()) * 1000)::int));
+	RETURN 'switched';
+EXCEPTION WHEN lock_not_available THEN
+	RETURN 'locked';
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_switch(text, int, name, name, text, int, int) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_switch(text, int, name, name, text, int, int) IS
+'move_shard''s switch under the coordinator''s lock, bounded (lock_ms per lock, catchup_ms for the subscriber): switched, locked or behind';
+
+-- What a move of a shard leaves on the nodes, removed so that they agree with the coordinator's
+-- shard map (as this transaction sees it): the move's subscription, publication and replication
+-- slots go first, then every other node's copy of the shard, then the node the map names serves
+-- the shard (its fence goes). servers: the nodes to look at (NULL: every shard server; the
+-- map's node is always one). Each node's part commits there at once. A node that cannot be reached
+-- is reported (WARNING; an error at the end when strict).
+CREATE PROCEDURE tablestore_internal.move_cleanup(tbl text, shard int, servers name[], strict bool)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	p record;
+	job text;
+	srv name;
+	seen jsonb := '{}';
+	st jsonb;
+	owner_id text;
+	subs text[] := '{}';
+	failed text[] := '{}';
+	stopped bool := true;
+	far timestamptz := clock_timestamp() + interval '1 minute';
+BEGIN
+	SELECT * INTO STRICT p FROM tablestore_internal.shard_placement(tbl, shard);
+	job := format('tablestore_move_%s_%s', left(md5(p.key), 12), shard);
+	-- what each node has of the move
+	FOR srv IN SELECT DISTINCT x FROM unnest(coalesce(servers, ARRAY(SELECT tablestore_internal.shard_servers())) || p.server) x ORDER BY 1
+	LOOP
+		BEGIN
+			-- what moves whose session is gone left there first (drop_dead_moves), then what the node has
+			st := tablestore_internal.node_execute(srv, format($q$DO $d$ BEGIN
+					IF pg_catalog.to_regprocedure('tablestore_internal.drop_dead_moves()') IS NOT NULL THEN
+						PERFORM tablestore_internal.drop_dead_moves();
+					END IF;
+				END $d$;
+				SELECT pg_catalog.jsonb_build_object(
+				'id', (SELECT system_identifier::text FROM pg_catalog.pg_control_system()) || '/' || pg_catalog.current_database(),
+				'sub', (SELECT s.oid::text FROM pg_catalog.pg_subscription s JOIN pg_catalog.pg_database d ON d.oid = s.subdbid
+					WHERE s.subname = %1$L AND d.datname = pg_catalog.current_database()),
+				'pub', EXISTS (SELECT FROM pg_catalog.pg_publication WHERE pubname = %1$L),
+				'slots', (SELECT pg_catalog.jsonb_agg(slot_name) FROM pg_catalog.pg_replication_slots
+					WHERE database = pg_catalog.current_database() AND (slot_name = %1$L OR slot_name ~ '^pg_[0-9]+_sync_')),
+				'table', pg_catalog.to_regclass(%2$L) IS NOT NULL,
+				'fence', (SELECT state FROM tablestore_internal.shard_fences WHERE shard_table = pg_catalog.to_regclass(%2$L)),
+				'dangling', (SELECT pg_catalog.count(*) FROM tablestore_internal.shard_fences f
+					WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = f.shard_table)))::text$q$, job, p.shard_table), false, 30000)::jsonb;
+			seen := seen || jsonb_build_object(srv, st);
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'tablestore: the node "%" cannot be checked for what a move of shard % left: %', srv, shard, SQLERRM;
+			failed := failed || srv::text;
+		END;
+	END LOOP;
+	IF NOT seen ? p.server THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: the node "%s" that holds shard %s of the table "%s" cannot be reached', p.server, shard, p.key);
+	END IF;
+	owner_id := seen -> p.server ->> 'id';
+	IF NOT (seen -> p.server -> 'table')::bool THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: the node "%s" that the shard map names for shard %s of the table "%s" has no shard table %s',
+			p.server, shard, p.key, p.shard_table), HINT = 'Point the shard at a node that holds it (tablestore_internal.repoint_shard) first.';
+	END IF;
+	-- 1. the subscription (without dropping its slot from here: its publisher may be gone), first:
+	--    nothing replicates into a copy once it serves the shard, nor out of one serving it again
+	FOR srv, st IN SELECT * FROM jsonb_each(seen) WHERE value ->> 'sub' IS NOT NULL LOOP
+		BEGIN
+			PERFORM tablestore_internal.node_ddl(srv, format('ALTER SUBSCRIPTION %1$I DISABLE; ALTER SUBSCRIPTION %1$I SET (slot_name = NONE); '
+				'DROP SUBSCRIPTION %1$I', job), far);
+			subs := subs || (st ->> 'sub');
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'tablestore: the subscription % on the node "%" was not dropped: %', job, srv, SQLERRM;
+			failed := failed || srv::text;
+			stopped := false;
+		END;
+	END LOOP;
+	-- 2. the publication and the replication slots (their walsenders ended first)
+	FOR srv, st IN SELECT * FROM jsonb_each(seen) WHERE (value -> 'pub')::bool OR jsonb_typeof(value -> 'slots') = 'array' LOOP
+		BEGIN
+			PERFORM tablestore_internal.node_ddl(srv, format($q$DROP PUBLICATION IF EXISTS %1$I;
+				SELECT pg_catalog.count(pg_catalog.pg_terminate_backend(active_pid, 5000)) FROM pg_catalog.pg_replication_slots
+					WHERE database = pg_catalog.current_database() AND active_pid IS NOT NULL AND (slot_name = %1$L OR slot_name LIKE ANY (%2$L::text[]));
+				SELECT pg_catalog.count(pg_catalog.pg_drop_replication_slot(slot_name)) FROM pg_catalog.pg_replication_slots
+					WHERE database = pg_catalog.current_database() AND (slot_name = %1$L OR slot_name LIKE ANY (%2$L::text[]))$q$,
+				job, (SELECT coalesce(array_agg('pg\_' || s || '\_sync\_%'), '{}') FROM unnest(subs) s)), far);
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'tablestore: the publication or replication slot % on the node "%" was not dropped: %', job, srv, SQLERRM;
+			failed := failed || srv::text;
+			stopped := false;
+		END;
+	END LOOP;
+	-- 3. every other node's copy of the shard (a plain SELECT of a node's table reads a copy
+	--    switched away from until it is gone), and fences of tables that are gone
+	FOR srv, st IN SELECT * FROM jsonb_each(seen) WHERE key <> p.server AND value ->> 'id' <> owner_id
+		AND ((value -> 'table')::bool OR (value ->> 'dangling')::int > 0) LOOP
+		BEGIN
+			PERFORM tablestore_internal.node_ddl(srv, format('DELETE FROM tablestore_internal.shard_fences WHERE shard_table = pg_catalog.to_regclass(%1$L); '
+				'DROP TABLE IF EXISTS %1$s; DELETE FROM tablestore_internal.shard_fences f '
+				'WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = f.shard_table)', p.shard_table), far);
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'tablestore: the copy % of shard % on the node "%" was not dropped: %', p.shard_table, shard, srv, SQLERRM;
+			failed := failed || srv::text;
+		END;
+	END LOOP;
+	-- 4. the node the map names serves the shard: its fence goes (its triggers and row-level
+	--    security with it), once the move's replication is stopped (either side's part dropped)
+	IF seen -> p.server ->> 'fence' IS NOT NULL THEN
+		IF stopped THEN
+			PERFORM tablestore_internal.node_ddl(p.server, format('SELECT tablestore_internal.unfence_shard(%L::regclass)', p.shard_table), far);
+		ELSE
+			RAISE WARNING 'tablestore: shard % stays fenced on the node "%" until the move''s replication is stopped', shard, p.server;
+			failed := failed || p.server::text;
+		END IF;
+	END IF;
+	IF strict AND cardinality(failed) > 0 THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: what a move of shard %s of the table "%s" left could not be removed on %s',
+			shard, p.key, array_to_string(ARRAY(SELECT DISTINCT unnest(failed)), ', ')),
+			HINT = 'Make the nodes reachable and call tablestore.move_shard_cleanup again.';
+	END IF;
+END $$;
+REVOKE ALL ON PROCEDURE tablestore_internal.move_cleanup(text, int, name[], bool) FROM PUBLIC;
+COMMENT ON PROCEDURE tablestore_internal.move_cleanup(text, int, name[], bool) IS
+'What moves of a shard left on the nodes, removed so that they agree with the coordinator''s shard map (move_shard, move_shard_cleanup)';
+
+-- The advisory lock of moves of one shard (session-level: a move commits between its steps).
+CREATE FUNCTION tablestore_internal.move_lock(tbl text, shard int, take bool) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	k int := hashtext(lower(tbl) || '/' || shard);
+BEGIN
+	IF NOT take THEN
+		IF EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+			AND classid::int = hashtext('tablestore.move_shard') AND objid::int = k AND objsubid = 2) THEN
+			PERFORM pg_advisory_unlock(hashtext('tablestore.move_shard'), k);
+		END IF;
+	ELSIF NOT pg_try_advisory_lock(hashtext('tablestore.move_shard'), k) THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = format('InvalidInput: a move of shard %s of the table "%s" is under way', shard, tbl),
+			HINT = 'Wait for it to end (or end its session).';
+	END IF;
+END $$;
+REVOKE ALL ON FUNCTION tablestore_internal.move_lock(text, int, bool) FROM PUBLIC;
+COMMENT ON FUNCTION tablestore_internal.move_lock(text, int, bool) IS
+'Take (or release) the session''s advisory lock of the moves of one shard';
+
+-- A failed move's end, in its exception handler: what it left removed on the two nodes within 5 s
+-- (a warning when that cannot finish: move_shard_cleanup, or the next move once the leases are
+-- free, does it later), so that a move past its time limit, cancelled, or failing on a node that
+-- does not answer ends at once; its leases and the shard's move lock released.
+CREATE PROCEDURE tablestore_internal.move_abandon(tbl text, shard int, servers name[])
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM tablestore_internal.node_deadline(clock_timestamp() + interval '5 s');
+	BEGIN
+		CALL tablestore_internal.move_cleanup(tbl, shard, servers, false);
+	EXCEPTION WHEN OTHERS OR query_canceled THEN
+		RAISE WARNING 'tablestore: removing what the failed move left did not finish (%): call tablestore.move_shard_cleanup', SQLERRM;
+	END;
+	CALL tablestore_internal.move_release(tbl, shard, servers);
+END $$;
+REVOKE ALL ON PROCEDURE tablestore_internal.move_abandon(text, int, name[]) FROM PUBLIC;
+COMMENT ON PROCEDURE tablestore_internal.move_abandon(text, int, name[]) IS
+'A failed move''s end: what it left on the two nodes removed (move_cleanup, a warning if that fails), its leases and the shard''s move lock released';
+
+-- A move's end: its connections to the nodes closed (its leases, move_lease, end with them; no
+-- wait for a node), the bound of its waits on nodes lifted and the shard's move lock released.
+CREATE PROCEDURE tablestore_internal.move_release(tbl text, shard int, servers name[])
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	srv name;
+BEGIN
+	FOREACH srv IN ARRAY servers LOOP
+		PERFORM tablestore_internal.move_disconnect(srv);
+	END LOOP;
+	PERFORM tablestore_internal.node_deadline(NULL);
+	PERFORM tablestore_internal.move_lock(tbl, shard, false);
+END $$;
+REVOKE ALL ON PROCEDURE tablestore_internal.move_release(text, int, name[]) FROM PUBLIC;
+COMMENT ON PROCEDURE tablestore_internal.move_release(text, int, name[]) IS
+'A move''s end: its connections to the nodes closed (its leases with them) and the shard''s move lock released';
+
+-- No SET clause: a procedure with one cannot commit, and this one commits between its steps (so
+-- every name is qualified). No step holds a lock on the coordinator's table but the switch.
+CREATE PROCEDURE tablestore.move_shard(tbl text, shard int, to_server name, timeout interval DEFAULT '10 minutes')
+LANGUAGE plpgsql AS $$
+DECLARE
+	p record;
+	job text;
+	version text;
+	deadline timestamptz := pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) timeout;
+	lsn text;
+	outcome text := '';
+	catchup_ms int := 50;
+	pause float8 := 0.05;
+	owner text;
+	grants text;
+	timed_out text := pg_catalog.format('the move of shard %s did not finish in %s', shard, timeout);
+BEGIN
+	SELECT * INTO STRICT p FROM tablestore_internal.shard_placement(tbl, shard);
+	IF p.server OPERATOR(pg_catalog.=) to_server THEN
+		RAISE EXCEPTION USING ERRCODE = 'TSX05',
+			MESSAGE = pg_catalog.format('InvalidInput: shard %s of the table "%s" is on "%s" already', shard, p.key, to_server);
+	END IF;
+	SELECT e.extversion INTO STRICT version FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'tablestore';
+	job := pg_catalog.format('tablestore_move_%s_%s', pg_catalog.left(pg_catalog.md5(p.key), 12), shard);
+	PERFORM tablestore_internal.move_lock(tbl, shard, true);
+	-- every wait on a node, connecting included, ends by the time limit (and 5 s more)
+	PERFORM tablestore_internal.node_deadline(deadline OPERATOR(pg_catalog.+) interval '5 s');
+
+	-- 1. both nodes answer (one that is down fails the move here, within its connect timeout); the
+	--    move's lease on both (on the move's own connections: src/scaleout/node_conn.c); what an earlier move of the shard (and any move whose session is
+	--    gone) left, removed; a fenced, empty shard table on the target, owned and indexed as the
+	--    table there; the source publishes the shard and the target subscribes (logical
+	--    replication applies rows without the stamp trigger, so every entity keeps its Timestamp
+	--    and ETag; an apply error stops the subscription, which fails the move)
+	BEGIN
+		IF NOT to_server OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT tablestore_internal.shard_servers())) THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = pg_catalog.format('InvalidInput: the server "%s" is not a postgres_fdw server '
+				'that ships tablestore and has a user mapping', to_server);
+		END IF;
+		PERFORM tablestore_internal.node_execute(p.server, 'SELECT 1', false, 5000);
+		PERFORM tablestore_internal.node_execute(to_server, 'SELECT 1', false, 5000);
+		PERFORM tablestore_internal.move_execute(p.server, pg_catalog.format('SELECT tablestore_internal.move_lease(%L, true)', job), 10000);
+		PERFORM tablestore_internal.move_execute(to_server, pg_catalog.format('SELECT tablestore_internal.move_lease(%L, true)', job), 10000);
+		CALL tablestore_internal.move_cleanup(tbl, shard, NULL, false);
+		SELECT x[1], x[2] INTO owner, grants FROM pg_catalog.string_to_array(tablestore_internal.node_execute(p.server, pg_catalog.format(
+			$q$SELECT pg_catalog.pg_get_userbyid(c.relowner) || E'\n' || coalesce(pg_catalog.string_agg(pg_catalog.format('GRANT %%s ON %%s TO %%s%%s',
+				a.privilege_type, c.oid::regclass, CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END,
+				CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '; ') FILTER (WHERE a.grantee IS NOT NULL), '')
+			FROM pg_catalog.pg_class c LEFT JOIN LATERAL pg_catalog.aclexplode(c.relacl) a ON a.grantee <> c.relowner
+			WHERE c.oid = pg_catalog.to_regclass(%L) GROUP BY c.oid, c.relowner$q$, 'tablestore_data.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.key)),
+			false, 5000), E'\n') x;
+		PERFORM tablestore_internal.node_ddl(to_server, pg_catalog.format('SELECT tablestore_internal.move_target(%L, %s, %s, %L, %L, %L, %L, %L, %L)',
+			p.name, p.shard_count, shard, version, p.shard_table, job, owner, grants, tablestore.get_indexing_policy(tbl)), deadline);
+		PERFORM tablestore_internal.node_ddl(p.server, pg_catalog.format('CREATE PUBLICATION %I FOR TABLE %s', job, p.shard_table), deadline);
+	EXCEPTION WHEN OTHERS OR query_canceled THEN
+		CALL tablestore_internal.move_abandon(tbl, shard, ARRAY[p.server, to_server]);
+		IF SQLSTATE OPERATOR(pg_catalog.=) '57014' AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) deadline THEN
+			RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;	-- a node's statement timeout: the move's
+		END IF;
+		RAISE;
+	END;
+	COMMIT;	-- the lookups' locks (the policy's on the coordinator's table) go before the copy's wait
+
+	BEGIN
+		-- the slot first, made by a session of its own on the source, which waits for the
+		-- transactions running there: made by CREATE SUBSCRIPTION, it would wait inside that
+		-- statement's transaction on the target, and moves in a ring (n1 to n2, n2 to n3, n3 to n1)
+		-- would each wait for the next one's for ever
+		PERFORM tablestore_internal.node_execute(p.server, pg_catalog.format('SELECT pg_catalog.pg_create_logical_replication_slot(%L, ''pgoutput'')', job),
+			false, GREATEST(1, (pg_catalog.date_part('epoch', deadline OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::int));
+		PERFORM tablestore_internal.node_execute(to_server, pg_catalog.format('CREATE SUBSCRIPTION %I CONNECTION %L PUBLICATION %I '
+			'WITH (create_slot = false, slot_name = %I, synchronous_commit = on, disable_on_error = true)', job,
+			tablestore_internal.server_conninfo(p.server), job, job), false,
+			GREATEST(1, (pg_catalog.date_part('epoch', deadline OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::int));
+		-- the copy
+		IF NOT tablestore_internal.move_wait(to_server, pg_catalog.format('SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 0 '
+			'FROM pg_catalog.pg_subscription_rel r JOIN pg_catalog.pg_subscription s ON s.oid OPERATOR(pg_catalog.=) r.srsubid '
+			'WHERE s.subname OPERATOR(pg_catalog.=) %L AND r.srsubstate OPERATOR(pg_catalog.<>) ''r''', job), deadline, p.server, to_server, job) THEN
+			RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;
+		END IF;
+	EXCEPTION WHEN OTHERS OR query_canceled THEN
+		CALL tablestore_internal.move_abandon(tbl, shard, ARRAY[p.server, to_server]);
+		IF SQLSTATE OPERATOR(pg_catalog.=) '57014' AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) deadline THEN
+			RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;	-- a node's statement timeout: the move's
+		END IF;
+		RAISE;
+	END;
+	COMMIT;
+
+	-- 2. the switch: the target catches up without a lock, then the last step under the
+	--    coordinator's lock, each lock waited for at most 20 ms and the rest of the catch-up for 50
+	--    ms (up to 200 ms after the target fell behind at it) (move_switch); when a lock or the
+	--    target is not there in time, the locks are released and the switch is tried again after a
+	--    pause that doubles from 50 ms to 2 s, until the move's time limit
+	LOOP
+		BEGIN
+			IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>) deadline THEN
+				RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;
+			END IF;
+			lsn := tablestore_internal.node_execute(p.server, 'SELECT tablestore_internal.flushed_wal_lsn()', false, 5000);
+			IF NOT tablestore_internal.move_wait(p.server, pg_catalog.format('SELECT COALESCE((SELECT pg_catalog.bool_or(replay_lsn OPERATOR(pg_catalog.>=) %L::pg_lsn) '
+				'FROM pg_catalog.pg_stat_replication WHERE application_name OPERATOR(pg_catalog.=) %L AND state OPERATOR(pg_catalog.=) ''streaming''), false)', lsn, job),
+				deadline, p.server, to_server, job) THEN
+				RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;
+			END IF;
+			outcome := tablestore_internal.move_switch(tbl, shard, p.server, to_server, job, 20, catchup_ms);
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
+			CALL tablestore_internal.move_abandon(tbl, shard, ARRAY[p.server, to_server]);
+			IF SQLSTATE OPERATOR(pg_catalog.=) '57014' AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) deadline THEN
+				RAISE EXCEPTION USING ERRCODE = '57014', MESSAGE = timed_out;
+			END IF;
+			RAISE;
+		END;
+		IF outcome OPERATOR(pg_catalog.=) 'switched' THEN
+			COMMIT;
+			EXIT;
+		END IF;
+		ROLLBACK;
+		IF outcome OPERATOR(pg_catalog.=) 'behind' THEN
+			catchup_ms := LEAST(catchup_ms OPERATOR(pg_catalog.*) 2, 200);
+		END IF;
+		PERFORM pg_catalog.pg_sleep(pause OPERATOR(pg_catalog.*) (0.5 OPERATOR(pg_catalog.+) pg_catalog.random()));
+		pause := LEAST(pause OPERATOR(pg_catalog.*) 2, 2);
+	END LOOP;
+
+	-- 3. the coordinator's map names the target: the subscription, the publication and the
+	--    replication slot go, the source's copy goes, the target serves the shard (move_cleanup, by
+	--    the map), within 30 s
+	PERFORM tablestore_internal.node_deadline(pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) interval '30 s');
+	BEGIN
+		CALL tablestore_internal.move_cleanup(tbl, shard, ARRAY[p.server, to_server], true);
+	EXCEPTION WHEN OTHERS OR query_canceled THEN
+		CALL tablestore_internal.move_release(tbl, shard, ARRAY[p.server, to_server]);
+		RAISE EXCEPTION USING ERRCODE = 'TSX05', MESSAGE = pg_catalog.format('InvalidInput: shard %s of the table "%s" moved to "%s", but removing what the move used failed: %s',
+			shard, p.key, to_server, SQLERRM), HINT = pg_catalog.format('Call tablestore.move_shard_cleanup(%L, %s).', tbl, shard);
+	END;
+	CALL tablestore_internal.move_release(tbl, shard, ARRAY[p.server, to_server]);
+END $$;
+COMMENT ON PROCEDURE tablestore.move_shard(text, int, name, interval) IS
+'Move a distributed table''s shard to another server online: logical replication, catch-up, a switch of tens of milliseconds under the coordinator''s lock, the source fenced, the partition re-pointed; a failure removes what it made';
+
+CREATE PROCEDURE tablestore.move_shard_cleanup(tbl text, shard int)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM tablestore_internal.move_lock(tbl, shard, true);
+	PERFORM tablestore_internal.node_deadline(NULL);
+	CALL tablestore_internal.move_cleanup(tbl, shard, NULL, true);
+	PERFORM tablestore_internal.move_lock(tbl, shard, false);
+EXCEPTION WHEN OTHERS OR query_canceled THEN
+	PERFORM tablestore_internal.move_lock(tbl, shard, false);
+	RAISE;
+END $$;
+COMMENT ON PROCEDURE tablestore.move_shard_cleanup(text, int) IS
+'Remove what failed or interrupted moves of a shard left on the nodes (subscription, publication, replication slots, copies, fences), so that the nodes agree with the coordinator''s shard map; idempotent';
+
+CREATE FUNCTION tablestore.table_shards(tbl text, OUT shard int, OUT server name, OUT shard_count int)
+RETURNS SETOF record AS 'MODULE_PATHNAME', 'tablestore_table_shards' LANGUAGE C STABLE;
+COMMENT ON FUNCTION tablestore.table_shards(text) IS
+'Where each shard of a distributed table is: its server (NULL when here) and the shard count; no rows for an ordinary table';
+
+--------------------------------------------------------------------------------------------------
+-- Automatic indexing: every property of every entity in one index per table, under the table's
+-- indexing policy (doc/sql-reference.md, "Indexing")
+--------------------------------------------------------------------------------------------------
+
+-- ANALYZE of entity columns: statistics over the entity index's keys, for the planner's estimates.
+CREATE FUNCTION tablestore.entity_typanalyze(internal) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_typanalyze' LANGUAGE C STRICT;
+ALTER TYPE tablestore.entity SET (ANALYZE = tablestore.entity_typanalyze);
+
+-- One comparison of a custom property with a literal ("Age gt 30"): what the entity index serves.
+CREATE TYPE tablestore.property_filter;
+
+CREATE FUNCTION tablestore.property_filter_in(cstring) RETURNS tablestore.property_filter
+AS 'MODULE_PATHNAME', 'tablestore_property_filter_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.property_filter_out(tablestore.property_filter) RETURNS cstring
+AS 'MODULE_PATHNAME', 'tablestore_property_filter_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.property_filter_recv(internal) RETURNS tablestore.property_filter
+AS 'MODULE_PATHNAME', 'tablestore_property_filter_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.property_filter_send(tablestore.property_filter) RETURNS bytea
+AS 'MODULE_PATHNAME', 'tablestore_property_filter_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE tablestore.property_filter (
+	INPUT = tablestore.property_filter_in,
+	OUTPUT = tablestore.property_filter_out,
+	RECEIVE = tablestore.property_filter_recv,
+	SEND = tablestore.property_filter_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = extended
+);
+
+CREATE FUNCTION tablestore.entity_matches(tablestore.entity, tablestore.property_filter) RETURNS bool
+AS 'MODULE_PATHNAME', 'tablestore_entity_matches' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.entity_filter_sel(internal, oid, internal, int4) RETURNS float8
+AS 'MODULE_PATHNAME', 'tablestore_entity_filter_sel' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR tablestore.@~ (
+	LEFTARG = tablestore.entity, RIGHTARG = tablestore.property_filter, FUNCTION = tablestore.entity_matches,
+	RESTRICT = tablestore.entity_filter_sel, JOIN = contjoinsel
+);
+
+-- The entity index: GIN, one key per property (name, type, order-preserving value).
+CREATE FUNCTION tablestore.entity_gin_extract_value(tablestore.entity, internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'tablestore_entity_gin_extract_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.entity_gin_extract_query(tablestore.property_filter, internal, int2, internal, internal, internal, internal)
+RETURNS internal AS 'MODULE_PATHNAME', 'tablestore_entity_gin_extract_query' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.entity_gin_consistent(internal, int2, tablestore.property_filter, int4, internal, internal, internal, internal)
+RETURNS bool AS 'MODULE_PATHNAME', 'tablestore_entity_gin_consistent' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.entity_gin_triconsistent(internal, int2, tablestore.property_filter, int4, internal, internal, internal)
+RETURNS "char" AS 'MODULE_PATHNAME', 'tablestore_entity_gin_triconsistent' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.entity_gin_compare_partial(bytea, bytea, int2, internal) RETURNS int4
+AS 'MODULE_PATHNAME', 'tablestore_entity_gin_compare_partial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION tablestore.entity_gin_options(internal) RETURNS void
+AS 'MODULE_PATHNAME', 'tablestore_entity_gin_options' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OPERATOR CLASS tablestore.entity_gin_ops DEFAULT FOR TYPE tablestore.entity USING gin AS
+	OPERATOR 1 tablestore.@~ (tablestore.entity, tablestore.property_filter),
+	FUNCTION 1 pg_catalog.byteacmp(bytea, bytea),
+	FUNCTION 2 tablestore.entity_gin_extract_value(tablestore.entity, internal, internal),
+	FUNCTION 3 tablestore.entity_gin_extract_query(tablestore.property_filter, internal, int2, internal, internal, internal, internal),
+	FUNCTION 4 tablestore.entity_gin_consistent(internal, int2, tablestore.property_filter, int4, internal, internal, internal, internal),
+	FUNCTION 5 tablestore.entity_gin_compare_partial(bytea, bytea, int2, internal),
+	FUNCTION 6 tablestore.entity_gin_triconsistent(internal, int2, tablestore.property_filter, int4, internal, internal, internal),
+	FUNCTION 7 tablestore.entity_gin_options(internal),
+	STORAGE bytea;
+
+-- A table's policy (Cosmos DB's shape), recorded in the registry and applied online.
+CREATE FUNCTION tablestore.set_indexing_policy(tbl text, policy jsonb) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_set_indexing_policy' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+CREATE FUNCTION tablestore.rest_set_indexing_policy(tbl text, policy text) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_rest_set_indexing_policy' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+CREATE FUNCTION tablestore.get_indexing_policy(tbl text) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'tablestore_get_indexing_policy' LANGUAGE C STABLE SET search_path = pg_catalog, pg_temp;
+CREATE FUNCTION tablestore.indexing_progress(tbl text) RETURNS int
+AS 'MODULE_PATHNAME', 'tablestore_indexing_progress' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION tablestore.entity_typanalyze(internal) IS 'ANALYZE of entity columns: the most common index keys and a histogram of the others';
+COMMENT ON TYPE tablestore.property_filter IS 'One comparison of a custom property with a typed literal, as in $filter: Age gt 30, Name eq ''Ken'', Big le 5L';
+COMMENT ON FUNCTION tablestore.property_filter_in(cstring) IS 'Input of tablestore.property_filter (an OData comparison)';
+COMMENT ON FUNCTION tablestore.property_filter_out(tablestore.property_filter) IS 'Output of tablestore.property_filter (an OData comparison)';
+COMMENT ON FUNCTION tablestore.property_filter_recv(internal) IS 'Binary input of tablestore.property_filter';
+COMMENT ON FUNCTION tablestore.property_filter_send(tablestore.property_filter) IS 'Binary output of tablestore.property_filter';
+COMMENT ON FUNCTION tablestore.entity_matches(tablestore.entity, tablestore.property_filter) IS 'Operator @~: the comparison''s truth for the entity (typed, as $filter; false when the property is absent)';
+COMMENT ON FUNCTION tablestore.entity_filter_sel(internal, oid, internal, int4) IS 'Selectivity of @~ from the entity column''s statistics';
+COMMENT ON OPERATOR tablestore.@~ (tablestore.entity, tablestore.property_filter) IS 'Does the entity satisfy the property filter (served by the entity index)';
+COMMENT ON FUNCTION tablestore.entity_gin_extract_value(tablestore.entity, internal, internal) IS 'Entity index support: the key of every property the policy includes';
+COMMENT ON FUNCTION tablestore.entity_gin_extract_query(tablestore.property_filter, internal, int2, internal, internal, internal, internal) IS 'Entity index support: the key ranges a comparison reads';
+COMMENT ON FUNCTION tablestore.entity_gin_consistent(internal, int2, tablestore.property_filter, int4, internal, internal, internal, internal) IS 'Entity index support: a row matches when a key of one of its ranges is there';
+COMMENT ON FUNCTION tablestore.entity_gin_triconsistent(internal, int2, tablestore.property_filter, int4, internal, internal, internal) IS 'Entity index support: three-valued consistent';
+COMMENT ON FUNCTION tablestore.entity_gin_compare_partial(bytea, bytea, int2, internal) IS 'Entity index support: a key against a comparison''s range';
+COMMENT ON FUNCTION tablestore.entity_gin_options(internal) IS 'Entity index support: the options included and excluded (the indexing policy)';
+COMMENT ON OPERATOR FAMILY tablestore.entity_gin_ops USING gin IS 'The entity index: a key per property, serving @~';
+COMMENT ON OPERATOR CLASS tablestore.entity_gin_ops USING gin IS 'The entity index: a key per property, serving @~';
+COMMENT ON FUNCTION tablestore.set_indexing_policy(text, jsonb) IS
+'Set a table''s indexing policy ({"indexingMode":"consistent"|"none","includedPaths":[...],"excludedPaths":[...]}); applied online after commit';
+COMMENT ON FUNCTION tablestore.rest_set_indexing_policy(text, text) IS
+'REST: set a table''s indexing policy from its JSON text, read strictly (a member given twice is InvalidInput); as set_indexing_policy';
+COMMENT ON FUNCTION tablestore.get_indexing_policy(text) IS 'A table''s indexing policy, in its normal form';
+COMMENT ON FUNCTION tablestore.indexing_progress(text) IS 'How far a table''s entity index is from its policy: 100 when applied';
+
+-- Waiting for a policy change to be applied (it commits between its looks: call it outside a
+-- transaction block). No SET clause: a procedure with one cannot commit.
+CREATE PROCEDURE tablestore.wait_for_indexing(tbl text, timeout interval DEFAULT '10 minutes')
+LANGUAGE plpgsql AS $$
+DECLARE
+	deadline timestamptz := pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) timeout;
+	failure text;
+BEGIN
+	LOOP
+		COMMIT;
+		EXIT WHEN tablestore.indexing_progress(tbl) OPERATOR(pg_catalog.=) 100;
+		-- a change whose attempts are exhausted is not retried: say why at once
+		SELECT b.last_error INTO failure FROM tablestore.index_builds b
+		WHERE b.state OPERATOR(pg_catalog.=) 'failed' AND pg_catalog.lower(b.table_name) OPERATOR(pg_catalog.=) pg_catalog.lower(tbl);
+		IF FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = 'TSI02',
+				MESSAGE = pg_catalog.format('ServerBusy: the indexing policy of the table "%s" could not be applied: %s', tbl, failure),
+				HINT = 'tablestore.index_builds shows its attempts; set the policy again to retry.';
+		END IF;
+		IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>) deadline THEN
+			RAISE EXCEPTION USING ERRCODE = '57014',
+				MESSAGE = pg_catalog.format('the indexing policy of the table "%s" is not applied after %s (see tablestore.index_builds and the server log)', tbl, timeout);
+		END IF;
+		PERFORM pg_catalog.pg_sleep(0.05);
+	END LOOP;
+END $$;
+COMMENT ON PROCEDURE tablestore.wait_for_indexing(text, interval) IS
+'Wait until a table''s indexing policy is applied (indexing_progress 100); call it outside a transaction block';
+
+-- The durable queue of index builds (src/index/index_queue.c, index_worker.c): a row per table whose
+-- indexing policy is not applied yet. set_indexing_policy writes it in its transaction; the index
+-- workers count their attempts in it, keep the last error, and remove it once applied.
+CREATE TABLE tablestore_internal.index_queue (
+	table_key text COLLATE "C" NOT NULL PRIMARY KEY,	-- the relation tablestore_data.<key>
+	request int8 NOT NULL DEFAULT 1,					-- grows with every change: a worker removes only what it applied
+	requested timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	attempts int NOT NULL DEFAULT 0,					-- of the latest change
+	last_attempt timestamptz,
+	next_attempt timestamptz NOT NULL DEFAULT '-infinity',
+	last_error text,
+	failed bool NOT NULL DEFAULT false					-- attempts exhausted: left until the next change
+);
+COMMENT ON TABLE tablestore_internal.index_queue IS
+'The indexing policy changes not applied yet, one row per table: what the index workers work off (tablestore.index_builds shows it)';
+
+-- What the queue holds, readable by everyone: a table is running while a worker holds its
+-- advisory lock (kind 3, number: the relation, 4th field 21587 = 0x5453; src/index/index_worker.c).
+CREATE VIEW tablestore.index_builds AS
+SELECT coalesce(r.name, q.table_key) AS table_name,
+	   CASE WHEN q.failed THEN 'failed'
+			WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_locks l
+						 WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' AND l.granted
+						   AND l.database OPERATOR(pg_catalog.=) (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+						   AND l.classid OPERATOR(pg_catalog.=) 3::oid AND l.objid OPERATOR(pg_catalog.=) c.oid AND l.objsubid OPERATOR(pg_catalog.=) 21587) THEN 'running'
+			WHEN q.next_attempt OPERATOR(pg_catalog.>) pg_catalog.now() THEN 'waiting'
+			ELSE 'queued' END AS state,
+	   q.attempts, q.last_error, q.requested, q.last_attempt,
+	   CASE WHEN NOT q.failed AND q.next_attempt OPERATOR(pg_catalog.>) pg_catalog.now() THEN q.next_attempt END AS next_attempt
+FROM tablestore_internal.index_queue q
+LEFT JOIN tablestore.tables r ON r.key OPERATOR(pg_catalog.=) q.table_key
+LEFT JOIN pg_catalog.pg_class c ON c.relname OPERATOR(pg_catalog.=) q.table_key
+	AND c.relnamespace OPERATOR(pg_catalog.=) 'tablestore_data'::regnamespace;
+COMMENT ON VIEW tablestore.index_builds IS
+'The indexing policy changes not applied yet: state (queued, running, waiting for its retry, failed), attempts, the last error';
+GRANT SELECT ON tablestore.index_builds TO PUBLIC;

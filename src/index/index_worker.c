@@ -198,9 +198,12 @@ ts_index_worker_note_change(void)
 	(void) LockAcquire(&tag, ShareLock, false, false);
 }
 
-/* Is one of the server's slots free now? (A transaction's lock, released at once.) */
-static bool
-server_slot_free(void)
+/*
+ * A free slot of the server: its number, 0 when none is free. keep: held for the session (the
+ * worker's life); else released at once (a look whether one is free now).
+ */
+static int
+find_server_slot(bool keep)
 {
 	int			total = builds_total();
 
@@ -209,13 +212,14 @@ server_slot_free(void)
 		LOCKTAG		tag;
 
 		protocol_lock(&tag, InvalidOid, LOCK_SERVER_SLOT, i);
-		if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_OK)
+		if (LockAcquire(&tag, ExclusiveLock, keep, true) == LOCKACQUIRE_OK)
 		{
-			LockRelease(&tag, ExclusiveLock, false);
-			return true;
+			if (!keep)
+				LockRelease(&tag, ExclusiveLock, false);
+			return i;
 		}
 	}
-	return false;
+	return 0;
 }
 
 /* The role a worker of this database connects as: its owner, if that role may log in. */
@@ -300,7 +304,7 @@ ts_index_worker_launch(bool only_if_idle)
 	if (slot == 0)
 		return false;
 	protocol_lock(&tag, MyDatabaseId, LOCK_SLOT, slot);
-	if ((only_if_idle && nfree < slots) || !server_slot_free())
+	if ((only_if_idle && nfree < slots) || find_server_slot(false) == 0)
 	{
 		/* a worker of this database takes the work, or the next launch once a server slot is free */
 		LockRelease(&tag, ExclusiveLock, false);
@@ -1118,23 +1122,6 @@ work_off_queue(int slot)
 	}
 }
 
-/* Take a free slot of the server, for the worker's life: its number, 0 when none is free. */
-static int
-take_server_slot(void)
-{
-	int			total = builds_total();
-
-	for (int i = 1; i <= total; i++)
-	{
-		LOCKTAG		tag;
-
-		protocol_lock(&tag, InvalidOid, LOCK_SERVER_SLOT, i);
-		if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_OK)
-			return i;
-	}
-	return 0;
-}
-
 void
 tablestore_index_worker_main(Datum arg)
 {
@@ -1170,7 +1157,7 @@ tablestore_index_worker_main(Datum arg)
 	CommitTransactionCommand();
 	if (!installed)
 		proc_exit(0);			/* the extension was dropped, or is older than its library */
-	server_slot = take_server_slot();
+	server_slot = find_server_slot(true);
 	if (server_slot == 0)
 	{
 		/* other databases' builds take the server's slots: the next launch takes the work */

@@ -85,17 +85,16 @@ clear_progress(void)
 	}
 }
 
-void
-log_msg(const char *fmt,...)
+/*
+ * One message: a JSON line {"<member>":"..."} on stdout with --log json; on stderr as text, with
+ * prefix, when not JSON or when always_stderr (an error is on stderr in either mode).
+ */
+static void
+log_line(const char *member, const char *prefix, bool always_stderr, const char *fmt, va_list ap)
 {
-	va_list		ap;
 	char		buf[2048];
 
-	if (opt.quiet)
-		return;
-	va_start(ap, fmt);
 	ts_vformat(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	scrub(buf);
 	pthread_mutex_lock(&out_lock);
 	clear_progress();
@@ -104,16 +103,28 @@ log_msg(const char *fmt,...)
 		StringInfoData s;
 
 		mem_string_init(&s);
-		appendStringInfoString(&s, "{\"message\":");
+		appendStringInfo(&s, "{\"%s\":", member);
 		jsonl_append_string(&s, buf, strlen(buf));
 		appendStringInfoString(&s, "}\n");
 		fputs(s.data, stdout);
 		fflush(stdout);
 		pfree(s.data);
 	}
-	else
-		fprintf(stderr, "tablestore-copy: %s\n", buf);
+	if (!opt.log_json || always_stderr)
+		fprintf(stderr, "tablestore-copy: %s%s\n", prefix, buf);
 	pthread_mutex_unlock(&out_lock);
+}
+
+void
+log_msg(const char *fmt,...)
+{
+	va_list		ap;
+
+	if (opt.quiet)
+		return;
+	va_start(ap, fmt);
+	log_line("message", "", false, fmt, ap);
+	va_end(ap);
 }
 
 void
@@ -131,28 +142,10 @@ void
 log_error(const char *fmt,...)
 {
 	va_list		ap;
-	char		buf[2048];
 
 	va_start(ap, fmt);
-	ts_vformat(buf, sizeof(buf), fmt, ap);
+	log_line("error", "error: ", true, fmt, ap);
 	va_end(ap);
-	scrub(buf);
-	pthread_mutex_lock(&out_lock);
-	clear_progress();
-	if (opt.log_json)
-	{
-		StringInfoData s;
-
-		mem_string_init(&s);
-		appendStringInfoString(&s, "{\"error\":");
-		jsonl_append_string(&s, buf, strlen(buf));
-		appendStringInfoString(&s, "}\n");
-		fputs(s.data, stdout);
-		fflush(stdout);
-		pfree(s.data);
-	}
-	fprintf(stderr, "tablestore-copy: error: %s\n", buf);
-	pthread_mutex_unlock(&out_lock);
 }
 
 void

@@ -239,19 +239,27 @@ if ($only{3})
 		CREATE TRIGGER lag BEFORE INSERT ON tablestore_data.par FOR EACH ROW EXECUTE FUNCTION public.lag();
 		ALTER TABLE tablestore_data.par ENABLE ALWAYS TRIGGER lag;});
 	my ($pk) = grep { c("SELECT shard FROM tablestore.route('Par', '$_')") == $s } map { "k$_" } 0 .. 119;
-	# a writer straight to the source: the target falls behind once its copy is done
-	my $script = "$tmp/lag_writer.sql";
-	open my $f, '>', $script or die;
-	print $f "SELECT tablestore.insert_entity('Par', '{\"PartitionKey\":\"$pk\",\"RowKey\":\"lag$_\"}');\nSELECT pg_sleep(0.02);\n" for 1 .. 300;
-	close $f;
-	my ($w_out, $w_err) = ('', '');
-	my $writer = IPC::Run::start([ 'psql', '-X', '-q', '-At', '-d', $node{n1}->connstr($db), '-f', $script ], '>', \$w_out, '2>', \$w_err);
+	# The target must be behind when the switch looks, whatever the machine's pace: a lock on the
+	# source's shard table holds the switch back (it retries) until a row written after the copy
+	# has reached n3 and its apply waits in the trigger; only then is the lock released.
+	my $lock = $node{n1}->background_psql($db);
+	$lock->query_safe("BEGIN; LOCK TABLE tablestore_shards.par_$s IN ACCESS SHARE MODE");
 	my $m = move_bg('Par', $s, 'n3', '3 min');
 	for (1 .. 400)
 	{
 		last if on('n3', q{SELECT count(*) FILTER (WHERE srsubstate = 'r') = count(*) AND count(*) > 0 FROM pg_subscription_rel}) eq 't';
 		sleep 0.05;
 	}
+	$node{n1}->safe_psql($db, qq{SELECT tablestore.insert_entity('Par', '{"PartitionKey":"$pk","RowKey":"lag1"}')});
+	my $behind = 0;
+	for (1 .. 400)
+	{
+		$behind = on('n3', q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'logical replication worker' AND wait_event = 'PgSleep'});
+		last if $behind > 0;
+		sleep 0.05;
+	}
+	ok($behind > 0, "the target's apply waits on a row written after its copy");
+	$lock->quit;
 	sleep 1.5;
 	my $t0 = time;
 	$node{n3}->stop('immediate');
@@ -259,7 +267,6 @@ if ($only{3})
 	my $took = time - $t0;
 	note(sprintf('a move whose target stopped while it caught up ended %.1f s after the stop: %s', $took, $m->{err} =~ s/\s+/ /gr));
 	ok(!$m->{ok} && $took < 60, sprintf('a move whose target stops fails at once, not at its 3-minute limit (%.1f s)', $took));
-	$writer->finish;
 	is($server_of->($s), 'n1', 'the shard stays where it was');
 	# a move to a node that is down
 	$t0 = time;

@@ -25,7 +25,8 @@
 #   clients      test/clients/run.sh: third-party clients through the gateway - the Go client of
 #                Debian's golang-github-azure-azure-sdk-for-go-dev, azure-storage 2.10.7 (npm),
 #                Debian's azure-cosmosdb-table and azure-data-tables - recorded per client
-#   fuzz smoke   test/fuzz: each libFuzzer target for a short run (TS_FUZZ_SECONDS, default 20)
+#   fuzz smoke   test/fuzz: each libFuzzer target for a short run (TS_FUZZ_SECONDS, default 10;
+#                the 10-minute runs are test/fuzz/run.sh TARGET 600)
 #   soak         test/soak/soak.sh for 30 s at 16 clients: no error, flat backend memory
 #   demo         scripts/demo.sql runs to the end without an unexpected error, and scripts/demo.mjs
 #                (an SDK program) through the gateway
@@ -43,14 +44,19 @@ ONLY=${TS_TEST_ONLY:-layers,regress,pgtap,scenario,tap,gateway,copy,sdk,clients,
 
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
+# Each result line says how long it took since the one before (the set-up counts to the first),
+# so a slow part shows in CI's log.
+LAST_RECORD=$SECONDS
 record() {
+	local took=$((SECONDS - LAST_RECORD))
+	LAST_RECORD=$SECONDS
 	if [ "$2" -eq 0 ]; then
 		PASSED=$((PASSED + 1))
-		printf 'ok     %s\n' "$1"
+		printf 'ok     %s (%d s)\n' "$1" "$took"
 	else
 		FAILED=$((FAILED + 1))
 		FAILURES+=("$1")
-		printf 'FAILED %s\n' "$1"
+		printf 'FAILED %s (%d s)\n' "$1" "$took"
 	fi
 }
 
@@ -223,7 +229,7 @@ run_fuzz() {
 	ts_log "fuzz smoke (test/fuzz)"
 	local t
 	for t in $(bash "$TS_ROOT/test/fuzz/run.sh" --list); do
-		bash "$TS_ROOT/test/fuzz/run.sh" "$t" "${TS_FUZZ_SECONDS:-20}"
+		bash "$TS_ROOT/test/fuzz/run.sh" "$t" "${TS_FUZZ_SECONDS:-10}"
 		record "fuzz/$t" $?
 	done
 }

@@ -16,6 +16,9 @@
 #             official-SDK driver, at 1 and 8 clients: throughput, p50/p99, server CPU per entity,
 #             ratios, what the gateway adds to a point read, and a PNG plot
 #             (bench/compare/, bench/peers/, bench/gateway/)
+#   gateway   a point read through tablestore-gateway (bench/gateway/point_read.c, no SDK) at 1 and 8
+#             connections against the SQL statement it runs, at 1 and 8 clients: throughput, p50,
+#             ratios; about 2 minutes (GATEWAY_N entities, 100 000)
 #   gateway_memory  the gateway's resident set under 5 minutes of mixed SDK load at 8 clients
 #             (GW_MEMORY_SECONDS); fails if it keeps growing
 #   scaleout  a distributed table on 1 coordinator + 3 nodes of its own: CPU per operation on each
@@ -55,13 +58,13 @@ source "$BENCH_DIR/../scripts/lib.sh"
 QUICK=0
 SETUP=1
 WORKLOADS=()
-ALL_WORKLOADS=(codec single query batch compare gateway_memory scale scaleout index index_scale copy)
+ALL_WORKLOADS=(codec single query batch compare gateway gateway_memory scale scaleout index index_scale copy)
 DEFAULT_WORKLOADS=(codec compare)
 for a in "$@"; do
 	case "$a" in
 		--quick) QUICK=1 ;;
 		--no-setup) SETUP=0 ;;
-		-h|--help) sed -n '2,46p' "$0"; exit 0 ;;
+		-h|--help) awk 'NR > 1 { if (!/^#/) exit; print }' "$0"; exit 0 ;;
 		-*) ts_die "unknown option $a" ;;
 		*) WORKLOADS+=("$a") ;;
 	esac
@@ -452,6 +455,66 @@ workload_compare() {
 	gateway_stop
 	psql -X -q -c "DROP DATABASE $CMP_DB" -c "DROP DATABASE $GW_DB"
 	compare_report "$((SECONDS - started))"
+}
+
+# What tablestore-gateway adds, without an SDK in the way: a point read over keep-alive HTTP
+# (bench/gateway/point_read.c) at 1 and 8 connections against the statement the gateway prepares
+# for it (pgbench -M prepared) at 1 and 8 clients, on GATEWAY_N entities (100 000), in rounds of
+# one then the other; medians of throughput and p50, and their ratios. A quick run for comparing two builds
+# (about 2 minutes); compare measures the gateway against Azurite through the SDK.
+workload_gateway() {
+	local n=${GATEWAY_N:-100000} rounds=5 secs=3 c r tps sql_p50 line http_rps http_p50 bin="$OUT/point_read" started=$SECONDS
+	[ $QUICK -eq 1 ] && n=2000 rounds=1 secs=1
+	cc -O2 -o "$bin" "$BENCH_DIR/gateway/point_read.c" -lcrypto -lpthread || ts_die "cannot build point_read.c"
+	gateway_start
+	ts_log "gateway: $n entities, $rounds rounds of $secs s per point"
+	psql -X -q -v ON_ERROR_STOP=1 -d "$GW_DB" -v n="$n" >/dev/null <<'SQL'
+SELECT tablestore.create_table('main');
+SELECT tablestore.set_indexing_policy('main', '{"indexingMode":"none"}');
+SELECT count(tablestore.insert_entity('main', format('{"PartitionKey":"p%s","RowKey":"%s","Name":"name %s","Age":%s,"Score":%s.5,"Active":true,"Note":"%s"}',
+	lpad((i % 1000)::text, 4, '0'), lpad(i::text, 6, '0'), i, i % 90, i, repeat('n', 100))::tablestore.entity))
+FROM generate_series(1, :n) i;
+VACUUM ANALYZE;
+SQL
+	printf "SELECT etag, body FROM tablestore.rest_get_entity('main', 'p0123', '000123', NULL, 'minimalmetadata', 'http://127.0.0.1:%s/devstoreaccount1', 'devstoreaccount1');\n" \
+		"$GW_PORT" >"$OUT/gw_read.sql"
+	: >"$OUT/gateway.tsv"
+	for c in 1 8; do
+		for r in $(seq "$rounds"); do
+			rm -f "$OUT/gwr".*
+			tps=$(pgbench_tps "$GW_DB" "$OUT/gw_read.sql" "$c" "$secs" -l --log-prefix="$OUT/gwr")
+			sql_p50=$(cat "$OUT/gwr".* | awk '{ print $3 / 1000 }' | sort -n | awk '{ a[NR] = $1 } END { print a[int(NR / 2) + 1] }')
+			line=$("$bin" "$GW_PORT" "/devstoreaccount1/main(PartitionKey='p0123',RowKey='000123')" "$secs" "$c") || ts_die "point_read.c failed"
+			http_rps=$(printf '%s\n' "$line" | sed -nE 's/.*: ([0-9.]+)\/s;.*/\1/p')
+			http_p50=$(printf '%s\n' "$line" | sed -nE 's/.*p50 ([0-9.]+).*/\1/p')
+			[ -n "$http_rps" ] && [ -n "$http_p50" ] || ts_die "point_read.c printed: $line"
+			printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$tps" "$sql_p50" "$http_rps" "$http_p50" >>"$OUT/gateway.tsv"
+			printf '  %s client(s): SQL %8.0f/s p50 %.3f ms; gateway %8.0f/s p50 %.3f ms\n' "$c" "$tps" "$sql_p50" "$http_rps" "$http_p50"
+		done
+	done
+	rm -f "$OUT/gwr".*
+	gateway_stop
+	psql -X -q -c "DROP DATABASE $GW_DB"
+	{
+		echo "## tablestore-gateway's point read against its SQL"
+		echo
+		echo "$(machine_line) $n entities of seven properties (indexingMode none); $rounds rounds of $secs s per point"
+		echo "(SQL, then the gateway), medians. SQL: the statement the gateway prepares for the read (pgbench -M prepared); gateway: the"
+		echo "same read as a signed GET over keep-alive connections (bench/gateway/point_read.c). This workload took"
+		echo "$((SECONDS - started)) s. Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+		echo
+		echo "| clients | SQL reads/s | gateway reads/s | gateway / SQL | SQL p50 ms | gateway p50 ms | gateway - SQL p50 ms |"
+		echo "|---|---|---|---|---|---|---|"
+		perl -e '
+			my %v;
+			while (<>) { chomp; my ($c, @x) = split /\t/; push @{$v{$c}[$_]}, $x[$_] for 0 .. 3; }
+			sub med { my @a = sort { $a <=> $b } @_; my $n = @a; $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2 }
+			for my $c (sort { $a <=> $b } keys %v) {
+				my ($t, $sp, $h, $hp) = map { med(@{$v{$c}[$_]}) } 0 .. 3;
+				printf "| %d | %.0f | %.0f | %.2f | %.3f | %.3f | %.3f |\n", $c, $t, $h, $t ? $h / $t : 0, $sp, $hp, $hp - $sp;
+			}' "$OUT/gateway.tsv"
+	} >"$OUT/gateway.md"
+	cat "$OUT/gateway.md"
 }
 
 # The gateway's memory under a long load: the SDK driver's mixed workload (insert, point read,

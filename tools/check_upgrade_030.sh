@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/check_upgrade_030.sh - the 0.3.0 -> 0.4.0 update with the real 0.3.0 library, run by hand
-# (test/t/022_upgrade_entity_order.pl runs the same update under the 0.4.0 library alone, whose
+# (test/t/023_upgrade_entity_order.pl runs the same update under the 0.4.0 library alone, whose
 # 0.3.0 symbols must give 0.3.0's results; this checks that claim against 0.3.0 itself).
 #
 #   OLD_BINDIR  bin directory of a PostgreSQL 15 with the 0.3.0 library installed (the tree of

@@ -813,6 +813,27 @@ recover(void)
 	return msg;
 }
 
+/*
+ * Take the worker's lock on a queued row's table (without waiting): false when another worker
+ * holds it, or when the table is gone (its row is then forgotten).
+ */
+static bool
+lock_queued_table(TsIndexWork *row, LOCKTAG *tag, Oid *relid)
+{
+	Oid			rel = table_relid(row->key);
+
+	if (!OidIsValid(rel))
+	{
+		ts_index_queue_forget(row->key);	/* the table is gone */
+		return false;
+	}
+	table_lock(tag, rel);
+	if (LockAcquire(tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+		return false;			/* another worker's */
+	*relid = rel;
+	return true;
+}
+
 /* Claim a queued row that may run now and that no other worker holds; false when none. */
 static bool
 claim(TsIndexWork *w, Oid *relid)
@@ -825,16 +846,10 @@ claim(TsIndexWork *w, Oid *relid)
 	n = ts_index_queue_runnable(work_cxt, &rows);
 	for (int i = 0; i < n && !found; i++)
 	{
-		Oid			rel = table_relid(rows[i].key);
+		Oid			rel;
 		LOCKTAG		tag;
 
-		if (!OidIsValid(rel))
-		{
-			ts_index_queue_forget(rows[i].key); /* the table is gone */
-			continue;
-		}
-		table_lock(&tag, rel);
-		if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+		if (!lock_queued_table(&rows[i], &tag, &rel))
 			continue;
 		held_table = rel;
 		ts_index_queue_attempt(&rows[i]);
@@ -861,17 +876,11 @@ wait_for_queue(void)
 	n = ts_index_queue_waiting(work_cxt, &rows);
 	for (int i = 0; i < n; i++)
 	{
-		Oid			rel = table_relid(rows[i].key);
+		Oid			rel;
 		LOCKTAG		tag;
 
-		if (!OidIsValid(rel))
-		{
-			ts_index_queue_forget(rows[i].key); /* the table is gone */
+		if (!lock_queued_table(&rows[i], &tag, &rel))
 			continue;
-		}
-		table_lock(&tag, rel);
-		if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
-			continue;			/* another worker's */
 		LockRelease(&tag, ExclusiveLock, true);
 		if (wait < 0 || rows[i].wait_ms < wait)
 			wait = rows[i].wait_ms;

@@ -1,4 +1,4 @@
-# test/t/022_upgrade_entity_order.pl - ALTER EXTENSION tablestore UPDATE from 0.3.0 to 0.4.0 with
+# test/t/023_upgrade_entity_order.pl - ALTER EXTENSION tablestore UPDATE from 0.3.0 to 0.4.0 with
 # entities stored, indexed and partitioned by 0.3.0's comparison (0.4.0 compares entities as sets
 # of properties: the written order no longer counts; tablestore--0.3.0--0.4.0.sql, CHANGELOG's
 # upgrade note). The library installed is 0.4.0's; each database is made with 0.3.0's SQL, whose

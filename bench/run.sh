@@ -1060,6 +1060,7 @@ workload_copy() {
 	local n=${COPY_N:-1000000} src dst gwdst port gwsrc_port gwdst_port r e s rss
 	local C="$TS_ROOT/src/copy/tablestore-copy" KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 	[ $QUICK -eq 1 ] && n=2000
+	peers_setup	# the script and Azurite (run alone, nothing before it installed them)
 	conn() { echo "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$KEY;TableEndpoint=http://127.0.0.1:$1/devstoreaccount1"; }
 	dsn() { echo "host=$PGHOST port=$PGPORT user=${PGUSER:-postgres} dbname=$1"; }
 	src=$(bench_db copysrc)

@@ -1062,6 +1062,13 @@ workload_copy() {
 	local C="$TS_ROOT/src/copy/tablestore-copy" KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 	[ $QUICK -eq 1 ] && n=2000
 	peers_setup	# the script and Azurite (run alone, nothing before it installed them)
+	# copy_row LABEL KEY CMD...: time CMD, its row (LABEL, entities, seconds, peak RSS) in copy.tsv
+	copy_row() {
+		local label=$1 key=$2
+		shift 2
+		timed "$OUT/c.$key" "$@"
+		printf '%s\t%s\t%s\n' "$label" "$n" "$(cat "$OUT/c.$key")" >>"$OUT/copy.tsv"
+	}
 	conn() { echo "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$KEY;TableEndpoint=http://127.0.0.1:$1/devstoreaccount1"; }
 	dsn() { echo "host=$PGHOST port=$PGPORT user=${PGUSER:-postgres} dbname=$1"; }
 	src=$(bench_db copysrc)
@@ -1076,11 +1083,9 @@ workload_copy() {
 	: >"$OUT/copy.tsv"
 	# 1. database -> database, direct
 	dst=$(bench_db copydst1)
-	timed "$OUT/c.direct" "$C" "$(dsn "$src")" "$(dsn "$dst")" --parallel 4 --quiet --state "$OUT/c1.state"
-	printf 'database -> database (direct, --parallel 4)\t%s\t%s\n' "$n" "$(cat "$OUT/c.direct")" >>"$OUT/copy.tsv"
+	copy_row 'database -> database (direct, --parallel 4)' direct "$C" "$(dsn "$src")" "$(dsn "$dst")" --parallel 4 --quiet --state "$OUT/c1.state"
 	dst=$(bench_db copydst1b)
-	timed "$OUT/c.directk" "$C" "$(dsn "$src")" "$(dsn "$dst")" --parallel 4 --keep-timestamps --quiet --state "$OUT/c1b.state"
-	printf 'database -> database (direct, --keep-timestamps)\t%s\t%s\n' "$n" "$(cat "$OUT/c.directk")" >>"$OUT/copy.tsv"
+	copy_row 'database -> database (direct, --keep-timestamps)' directk "$C" "$(dsn "$src")" "$(dsn "$dst")" --parallel 4 --keep-timestamps --quiet --state "$OUT/c1b.state"
 	# COPY_PATHS=direct: only the database -> database rows (a rerun of the direct figure)
 	if [ "${COPY_PATHS:-all}" != direct ]; then
 		# 2. from tablestore-gateway (over the source database)
@@ -1095,23 +1100,17 @@ workload_copy() {
 			for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 		done
 		dst=$(bench_db copydst2)
-		timed "$OUT/c.gwdb" "$C" "$(conn "$gwsrc_port")" "$(dsn "$dst")" --parallel 4 --quiet --state "$OUT/c2.state"
-		printf 'gateway -> database\t%s\t%s\n' "$n" "$(cat "$OUT/c.gwdb")" >>"$OUT/copy.tsv"
-		timed "$OUT/c.gwgw" "$C" "$(conn "$gwsrc_port")" "$(conn "$gwdst_port")" --parallel 4 --quiet --state "$OUT/c3.state"
-		printf 'gateway -> gateway\t%s\t%s\n' "$n" "$(cat "$OUT/c.gwgw")" >>"$OUT/copy.tsv"
+		copy_row 'gateway -> database' gwdb "$C" "$(conn "$gwsrc_port")" "$(dsn "$dst")" --parallel 4 --quiet --state "$OUT/c2.state"
+		copy_row 'gateway -> gateway' gwgw "$C" "$(conn "$gwsrc_port")" "$(conn "$gwdst_port")" --parallel 4 --quiet --state "$OUT/c3.state"
 		psql -X -q -d "$gwdst" -c "SELECT tablestore.drop_table('Data')" >/dev/null
-		timed "$OUT/c.sdkgw" node "$BENCH_DIR/copy/sdk_copy.mjs" "$gwsrc_port" "$gwdst_port" Data
-		printf 'gateway -> gateway, @azure/data-tables script\t%s\t%s\n' "$n" "$(cat "$OUT/c.sdkgw")" >>"$OUT/copy.tsv"
+		copy_row 'gateway -> gateway, @azure/data-tables script' sdkgw node "$BENCH_DIR/copy/sdk_copy.mjs" "$gwsrc_port" "$gwdst_port" Data
 		# 3. from Azurite (in memory), loaded by tablestore-copy from the database
 		azurite_start
-		timed "$OUT/c.dbaz" "$C" "$(dsn "$src")" "$(conn "$AZURITE_PORT")" --parallel 4 --quiet --state "$OUT/c4.state"
-		printf 'database -> Azurite\t%s\t%s\n' "$n" "$(cat "$OUT/c.dbaz")" >>"$OUT/copy.tsv"
+		copy_row 'database -> Azurite' dbaz "$C" "$(dsn "$src")" "$(conn "$AZURITE_PORT")" --parallel 4 --quiet --state "$OUT/c4.state"
 		dst=$(bench_db copydst3)
-		timed "$OUT/c.azdb" "$C" "$(conn "$AZURITE_PORT")" "$(dsn "$dst")" --parallel 4 --quiet --state "$OUT/c5.state"
-		printf 'Azurite -> database\t%s\t%s\n' "$n" "$(cat "$OUT/c.azdb")" >>"$OUT/copy.tsv"
+		copy_row 'Azurite -> database' azdb "$C" "$(conn "$AZURITE_PORT")" "$(dsn "$dst")" --parallel 4 --quiet --state "$OUT/c5.state"
 		psql -X -q -d "$gwdst" -c "SELECT tablestore.drop_table('Data')" >/dev/null
-		timed "$OUT/c.sdkaz" node "$BENCH_DIR/copy/sdk_copy.mjs" "$AZURITE_PORT" "$gwdst_port" Data
-		printf 'Azurite -> gateway, @azure/data-tables script\t%s\t%s\n' "$n" "$(cat "$OUT/c.sdkaz")" >>"$OUT/copy.tsv"
+		copy_row 'Azurite -> gateway, @azure/data-tables script' sdkaz node "$BENCH_DIR/copy/sdk_copy.mjs" "$AZURITE_PORT" "$gwdst_port" Data
 		azurite_stop
 		kill $COPY_GW_PIDS 2>/dev/null || true
 		wait $COPY_GW_PIDS 2>/dev/null || true
